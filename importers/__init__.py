@@ -1,0 +1,1 @@
+"""Importers: shared lorebook formats -> worldinfo books (being built; see issue 4)."""

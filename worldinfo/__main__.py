@@ -1,0 +1,7 @@
+"""``python -m worldinfo``."""
+
+import sys
+
+from worldinfo.cli import main
+
+sys.exit(main())

@@ -1,0 +1,284 @@
+"""Engine values: enums with SillyTavern's numbers, books, entries, settings, results.
+
+Entries stay SillyTavern entry objects (``Entry.data``): the engine reads them with
+JavaScript's loose typing and hashes their JSON text, so a typed re-modelling would lose
+exactly what faithfulness depends on. Accessors give typed views for callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from worldinfo._js import JSONValue, reorder
+
+
+class Position(IntEnum):
+    """``world_info_position``: where an activated entry's content goes."""
+
+    BEFORE = 0
+    AFTER = 1
+    AN_TOP = 2
+    AN_BOTTOM = 3
+    AT_DEPTH = 4
+    EM_TOP = 5
+    EM_BOTTOM = 6
+    OUTLET = 7
+
+
+class Role(IntEnum):
+    """``extension_prompt_roles``: the role of an at-depth injection."""
+
+    SYSTEM = 0
+    USER = 1
+    ASSISTANT = 2
+
+
+class Logic(IntEnum):
+    """``world_info_logic``: how secondary keys combine."""
+
+    AND_ANY = 0
+    NOT_ALL = 1
+    NOT_ANY = 2
+    AND_ALL = 3
+
+
+class Strategy(IntEnum):
+    """``world_info_insertion_strategy``: how character and global books merge."""
+
+    EVENLY = 0
+    CHARACTER_FIRST = 1
+    GLOBAL_FIRST = 2
+
+
+class ScanState(IntEnum):
+    """``scan_state``: what kind of pass runs next."""
+
+    NONE = 0
+    INITIAL = 1
+    RECURSION = 2
+    MIN_ACTIVATIONS = 3
+
+
+GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
+
+# SillyTavern 1.15.0 newWorldInfoEntryDefinition defaults, in template order.
+ENTRY_TEMPLATE: Mapping[str, JSONValue] = {
+    "key": [],
+    "keysecondary": [],
+    "comment": "",
+    "content": "",
+    "constant": False,
+    "vectorized": False,
+    "selective": True,
+    "selectiveLogic": 0,
+    "addMemo": False,
+    "order": 100,
+    "position": 0,
+    "disable": False,
+    "ignoreBudget": False,
+    "excludeRecursion": False,
+    "preventRecursion": False,
+    "matchPersonaDescription": False,
+    "matchCharacterDescription": False,
+    "matchCharacterPersonality": False,
+    "matchCharacterDepthPrompt": False,
+    "matchScenario": False,
+    "matchCreatorNotes": False,
+    "delayUntilRecursion": 0,
+    "probability": 100,
+    "useProbability": True,
+    "depth": 4,
+    "outletName": "",
+    "group": "",
+    "groupOverride": False,
+    "groupWeight": 100,
+    "scanDepth": None,
+    "caseSensitive": None,
+    "matchWholeWords": None,
+    "useGroupScoring": None,
+    "automationId": "",
+    "role": 0,
+    "sticky": None,
+    "cooldown": None,
+    "delay": None,
+    "triggers": [],
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Origin:
+    """Where an imported entry came from, so front-ends can tell imported from authored."""
+
+    file: str | None = None
+    format: str | None = None
+    container: str | None = None
+    trusted: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """One World Info entry: the SillyTavern entry object, in its JSON property order.
+
+    Args:
+        data: the entry object exactly as stored (loose types are kept on purpose).
+        origin: where it was imported from, if known.
+    """
+
+    data: Mapping[str, JSONValue]
+    origin: Origin | None = None
+
+    @classmethod
+    def new(cls, uid: int, /, **fields: Any) -> Entry:
+        """Build an entry like SillyTavern's editor does: ``{uid, ...template}`` then ``fields``."""
+        data: dict[str, JSONValue] = {"uid": uid, **ENTRY_TEMPLATE}
+        data.update(fields)
+        return cls(data=data)
+
+    @property
+    def uid(self) -> JSONValue:
+        """The entry's ``uid`` field (not its key in the book's ``entries`` object)."""
+        return self.data.get("uid")
+
+    @property
+    def keys(self) -> list[JSONValue]:
+        """Primary keys when ``key`` is an array, else ``[]``."""
+        k = self.data.get("key")
+        return list(k) if isinstance(k, list) else []
+
+    @property
+    def secondary_keys(self) -> list[JSONValue]:
+        """Secondary keys when ``keysecondary`` is an array, else ``[]``."""
+        k = self.data.get("keysecondary")
+        return list(k) if isinstance(k, list) else []
+
+    @property
+    def content(self) -> str:
+        """The stored content (``""`` for a missing or non-string one)."""
+        c = self.data.get("content")
+        return c if isinstance(c, str) else ""
+
+    @property
+    def comment(self) -> str:
+        """The entry's title."""
+        c = self.data.get("comment")
+        return c if isinstance(c, str) else ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Book:
+    """A World Info book (SillyTavern world file).
+
+    Args:
+        name: the book name (SillyTavern: the file name without extension).
+        entries: entries in JavaScript enumeration order of the ``entries`` object, or
+            ``None`` when the file has no ``entries`` member at all.
+        extra: the other top-level members (``originalData``, ``name``, ``_meta``, ...).
+    """
+
+    name: str
+    entries: tuple[Entry, ...] | None = ()
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, name: str, obj: Mapping[str, JSONValue], *, origin: Origin | None = None) -> Book:
+        """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives)."""
+        raw = obj.get("entries")
+        extra = {k: v for k, v in obj.items() if k != "entries"}
+        if raw is None and "entries" not in obj:
+            return cls(name=name, entries=None, extra=extra)
+        if isinstance(raw, Mapping):
+            ordered = reorder(dict(raw))
+            values = list(ordered.values())
+        elif isinstance(raw, list):
+            values = list(raw)
+        else:
+            values = []
+        entries = tuple(Entry(data=v, origin=origin) for v in values if isinstance(v, Mapping))
+        return cls(name=name, entries=entries, extra=extra)
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """Return the world JSON object (entries keyed by uid, like SillyTavern saves it)."""
+        out: dict[str, JSONValue] = {}
+        if self.entries is not None:
+            entries: dict[str, JSONValue] = {}
+            for i, e in enumerate(self.entries):
+                uid = e.data.get("uid", i)
+                key = str(uid) if str(uid) not in entries else f"{uid}#{i}"
+                entries[key] = dict(e.data)
+            out["entries"] = entries
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """The thirteen World Info settings (SillyTavern names without ``world_info_``)."""
+
+    depth: JSONValue = 2
+    min_activations: JSONValue = 0
+    min_activations_depth_max: JSONValue = 0
+    budget: JSONValue = 25
+    budget_cap: JSONValue = 0
+    include_names: JSONValue = True
+    recursive: JSONValue = False
+    case_sensitive: JSONValue = False
+    match_whole_words: JSONValue = False
+    use_group_scoring: JSONValue = False
+    character_strategy: JSONValue = 1
+    max_recursion_steps: JSONValue = 0
+    overflow_alert: JSONValue = False
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> Settings:
+        """Build settings from a mapping of the field names above (unknown keys ignored)."""
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in obj.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Character:
+    """The active character: identity for filters, card fields for scanning and macros."""
+
+    name: str
+    avatar: str = ""
+    tags: tuple[str, ...] = ()
+    book: str | None = None
+    extra_books: tuple[str, ...] = ()
+    description: str = ""
+    personality: str = ""
+    scenario: str = ""
+    depth_prompt: str = ""
+    depth_prompt_depth: int = 4
+    depth_prompt_role: str = "system"
+    creator_notes: str = ""
+
+    @property
+    def file_name(self) -> str:
+        """The avatar file name without its last extension (character filters use it)."""
+        base, dot, _ = self.avatar.rpartition(".")
+        return base if dot else self.avatar
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Persona:
+    """The user persona: ``{{user}}``, description placement and the persona book."""
+
+    name: str = "User"
+    description: str = ""
+    book: str | None = None
+    position: int = 0
+    depth: int = 2
+    role: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One chat message as SillyTavern stores it."""
+
+    name: str
+    mes: str
+    is_user: bool = False
+    is_system: bool = False
