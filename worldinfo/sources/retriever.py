@@ -1,0 +1,182 @@
+"""The chat-history retriever (spec retriever.md F1-F19): Z-Waif's "based RAG" without its bugs.
+
+No embedding model, no randomness: word values come from the current counts, keywords are
+picked from the new user message and the character's previous reply, records are scored by
+matched keywords minus a length penalty, and the best record above the floor is returned
+with its neighbours as a memory block -- or nothing at all (F14, F19).
+
+``Retriever`` holds the query logic over a ``RetrieverIndex``; the stores
+(``store_memory.MemoryStore``, ``store_sqlite.SqliteStore``) add ingest, delete and
+persistence. Query results are a pure function of the stored state (F19).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.retriever_keywords import Keyword, select_keywords
+from worldinfo.sources.retriever_scoring import Scored, score_indexed, score_reference
+from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_tokenize import tokenize
+
+log = logging.getLogger(__name__)
+
+SYSTEM_MARKERS = ("[System D]",)
+"""User texts with these markers are system exchanges and are never ingested (F15)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retrieval:
+    """The result of one query.
+
+    Args:
+        keywords: the selected keywords, best first (may be empty).
+        pick: the winning record, or ``None`` (no memory).
+        score: the winner's score, or ``None``.
+        window: the records the block shows, oldest first (F11).
+        block: the memory text; ``""`` when there is no memory.
+        ranked: the best candidates, best first (as many as asked for).
+    """
+
+    keywords: tuple[Keyword, ...]
+    pick: Record | None
+    score: Scored | None
+    window: tuple[Record, ...]
+    block: str
+    ranked: tuple[Scored, ...]
+
+
+def format_block(window: Iterable[Record], *, settings: RetrieverSettings) -> str:
+    """Build the memory block of F11 / O25 (header, one user and one reply line per record)."""
+    parts = [settings.header]
+    for rec in window:
+        parts.append(f"{settings.user_label}: {rec.user}\n{settings.character_name}: {rec.reply}\n")
+    parts.append(settings.footer)
+    return "".join(parts)
+
+
+def is_system_exchange(user: str) -> bool:
+    """Whether an exchange is a system exchange that is never ingested (F15)."""
+    return any(marker in user for marker in SYSTEM_MARKERS)
+
+
+class RecordStore(Protocol):
+    """What every store offers (the contract test suite runs against each)."""
+
+    settings: RetrieverSettings
+
+    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+        """Store one finished exchange; ``None`` if skipped (system or already present)."""
+        ...
+
+    def delete(self, source_ref: str) -> bool:
+        """Remove the record of that exchange (no-op if absent); whether one was removed."""
+        ...
+
+    def retrieve(
+        self,
+        message: str,
+        previous_reply: str = "",
+        *,
+        lore: frozenset[str] = frozenset(),
+        top: int = 1,
+        reference: bool = False,
+    ) -> Retrieval:
+        """Query the store (see ``Retriever.retrieve``)."""
+        ...
+
+    def records(self) -> Iterator[Record]:
+        """Live records, oldest first."""
+        ...
+
+    def get(self, source_ref: str) -> Record | None:
+        """The record of an exchange, if stored."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def close(self) -> None:
+        """Release resources (a no-op for the in-memory store)."""
+        ...
+
+
+class Retriever:
+    """Query logic shared by the stores."""
+
+    def __init__(self, *, settings: RetrieverSettings | None = None) -> None:
+        self.settings = settings or RetrieverSettings()
+        self.index = RetrieverIndex(settings=self.settings)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def records(self) -> Iterator[Record]:
+        """Live records, oldest first."""
+        return iter(self.index)
+
+    def get(self, source_ref: str) -> Record | None:
+        """The record of an exchange, if stored."""
+        rid = self.index.by_ref.get(source_ref)
+        return None if rid is None else self.index.records[rid]
+
+    def tokens(self, text: str) -> list[str]:
+        """Tokenise ``text`` with this store's tokeniser mode."""
+        return tokenize(text, punctuation=self.settings.punctuation)
+
+    def keywords(
+        self, message: str, previous_reply: str = "", *, lore: frozenset[str] = frozenset()
+    ) -> tuple[Keyword, ...]:
+        """Select the query's keywords (F6-F9)."""
+        return select_keywords(
+            self.tokens(message),
+            self.tokens(previous_reply),
+            lookup=self.index.lookup,
+            total=self.index.total,
+            lore=lore,
+            settings=self.settings,
+        )
+
+    def retrieve(
+        self,
+        message: str,
+        previous_reply: str = "",
+        *,
+        lore: frozenset[str] = frozenset(),
+        top: int = 1,
+        reference: bool = False,
+    ) -> Retrieval:
+        """Retrieve the memory for a new user message (F19).
+
+        Args:
+            message: the new user message.
+            previous_reply: the character's reply just before it (``""`` = none).
+            lore: lore tokens (``retriever_tokenize.lore_tokens`` of the books' keys).
+            top: how many ranked candidates to report (the pick is always the first).
+            reference: use the full-scan reference path instead of the inverted index.
+
+        Returns:
+            The keywords, the pick and its window and block (empty when nothing qualifies).
+        """
+        kws = self.keywords(message, previous_reply, lore=lore)
+        score = score_reference if reference else score_indexed
+        ranked = score(self.index, kws, settings=self.settings, top=top)
+        if not ranked:
+            return Retrieval(keywords=kws, pick=None, score=None, window=(), block="", ranked=())
+        best = ranked[0]
+        pick = self.index.records[best.record_id]
+        prev, nxt = self.index.neighbours(
+            pick.id, before=self.settings.window_before, after=self.settings.window_after
+        )
+        window = (*prev, pick, *nxt)
+        return Retrieval(
+            keywords=kws,
+            pick=pick,
+            score=best,
+            window=window,
+            block=format_block(window, settings=self.settings),
+            ranked=tuple(ranked),
+        )

@@ -1,0 +1,202 @@
+"""The retriever's in-memory state: word table, records, inverted index (spec F1, F3, F13).
+
+Records keep every token (nothing pruned, F5); whether a word is a stop-word is decided from
+the current counts when a query runs. Scoring needs, per record half, the number L of tokens
+that are not stop-words. The index caches L for the stop-word set it last saw and, before a
+query, moves the cache to the current set by walking only the postings of the words whose
+status changed (the set of stop-words changes by a word or two between turns). Postings keep
+one entry per occurrence, so that walk adjusts L by exactly the word's occurrences.
+
+Deleted records stay in the postings (skipped when reached); ids are never reused.
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from worldinfo.sources.retriever_keywords import is_stopword
+from worldinfo.sources.retriever_settings import RetrieverSettings
+
+_DEFAULTS = RetrieverSettings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """One ingested exchange (F1).
+
+    Args:
+        id: monotonic, never reused.
+        source_ref: the exchange's identity in its chat (idempotency and undo key).
+        user: the user's text.
+        reply: the character's reply.
+        user_tokens: word ids of the user text, in order, repeats kept.
+        reply_tokens: word ids of the reply, likewise.
+    """
+
+    id: int
+    source_ref: str
+    user: str
+    reply: str
+    user_tokens: array[int]
+    reply_tokens: array[int]
+
+
+class RetrieverIndex:
+    """Word table + records + postings + the cached per-half kept-token counts."""
+
+    def __init__(self, *, settings: RetrieverSettings = _DEFAULTS) -> None:
+        self.stop_rule = settings
+        self.words: list[str] = []
+        self.word_ids: dict[str, int] = {}
+        self.counts: list[int] = []
+        self.total = 0
+        self.records: dict[int, Record] = {}
+        self.by_ref: dict[str, int] = {}
+        self.live_ids: list[int] = []
+        self.post: tuple[list[array[int]], list[array[int]]] = ([], [])
+        self.kept: tuple[array[int], array[int]] = (array("i"), array("i"))
+        self._stop: set[int] = set()
+        self._stop_total = 0
+        self._dirty: set[int] = set()
+        self._full_check = False
+
+    # --- words -------------------------------------------------------------------------
+
+    def word_id(self, word: str) -> int:
+        """Return the id of ``word``, adding it (count 0) if it is new."""
+        wid = self.word_ids.get(word)
+        if wid is None:
+            wid = len(self.words)
+            self.words.append(word)
+            self.word_ids[word] = wid
+            self.counts.append(0)
+            self.post[0].append(array("i"))
+            self.post[1].append(array("i"))
+        return wid
+
+    def lookup(self, word: str) -> tuple[int, int] | None:
+        """Return (id, count) of a known word, or ``None``."""
+        wid = self.word_ids.get(word)
+        return None if wid is None else (wid, self.counts[wid])
+
+    # --- records -----------------------------------------------------------------------
+
+    def add(self, record: Record) -> None:
+        """Add a record whose token ids are already in the word table (F3)."""
+        rid = record.id
+        if rid in self.records or record.source_ref in self.by_ref:
+            raise ValueError(f"record {rid} ({record.source_ref!r}) is already present")
+        if self.live_ids and rid <= self.live_ids[-1]:
+            raise ValueError(f"record ids must grow: {rid} after {self.live_ids[-1]}")
+        counts, stop, dirty = self.counts, self._stop, self._dirty
+        for half, tokens in enumerate((record.user_tokens, record.reply_tokens)):
+            postings = self.post[half]
+            for wid in tokens:
+                counts[wid] += 1
+                postings[wid].append(rid)
+            dirty.update(tokens)
+            kept = self.kept[half]
+            if len(kept) <= rid:
+                kept.extend(array("i", [0]) * (rid + 1 - len(kept)))
+            kept[rid] = len(tokens) - sum(map(stop.__contains__, tokens))
+        self.total += len(record.user_tokens) + len(record.reply_tokens)
+        self.records[rid] = record
+        self.by_ref[record.source_ref] = rid
+        self.live_ids.append(rid)
+
+    def remove(self, rid: int) -> Record | None:
+        """Remove a record and decrement its counts (F16); postings are skipped lazily."""
+        record = self.records.pop(rid, None)
+        if record is None:
+            return None
+        del self.by_ref[record.source_ref]
+        i = bisect.bisect_left(self.live_ids, rid)
+        del self.live_ids[i]
+        for tokens in (record.user_tokens, record.reply_tokens):
+            for wid in tokens:
+                self.counts[wid] -= 1
+            self._dirty.update(tokens)
+        self.total -= len(record.user_tokens) + len(record.reply_tokens)
+        self._full_check = True
+        return record
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[Record]:
+        return (self.records[i] for i in self.live_ids)
+
+    def neighbours(self, rid: int, *, before: int, after: int) -> tuple[list[Record], list[Record]]:
+        """Return up to ``before`` live records preceding ``rid`` and ``after`` following it."""
+        i = bisect.bisect_left(self.live_ids, rid)
+        j = i + 1 if i < len(self.live_ids) and self.live_ids[i] == rid else i
+        prev = [self.records[x] for x in self.live_ids[max(0, i - before) : i]]
+        nxt = [self.records[x] for x in self.live_ids[j : j + after]]
+        return prev, nxt
+
+    def cutoff(self, exclusion: int) -> int:
+        """Return the smallest excluded record id: eligible ids are below it (F10)."""
+        if exclusion <= 0:
+            return self.live_ids[-1] + 1 if self.live_ids else 0
+        if len(self.live_ids) <= exclusion:
+            return -1
+        return self.live_ids[-exclusion]
+
+    # --- stop-words and the kept-token cache ----------------------------------------------
+
+    def is_stop(self, wid: int) -> bool:
+        """Whether word ``wid`` is a stop-word under the current counts (F5)."""
+        return is_stopword(self.counts[wid], self.total, self.stop_rule)
+
+    def stopwords(self) -> set[int]:
+        """The current stop-word set, computed from scratch (the reference path uses it)."""
+        total, rule = self.total, self.stop_rule
+        return {w for w, c in enumerate(self.counts) if is_stopword(c, total, rule)}
+
+    def sync(self) -> None:
+        """Bring the kept-token cache to the current stop-word set."""
+        if self.total == self._stop_total and not self._dirty:
+            return
+        if self._full_check or self.total < self._stop_total:
+            candidates: Iterable[int] = range(len(self.counts))
+        else:
+            candidates = self._dirty | self._stop
+        changed = [w for w in candidates if self.is_stop(w) != (w in self._stop)]
+        self._dirty = set()
+        self._full_check = False
+        self._stop_total = self.total
+        if not changed:
+            return
+        walk = sum(len(self.post[0][w]) + len(self.post[1][w]) for w in changed)
+        for w in changed:
+            if w in self._stop:
+                self._stop.discard(w)
+            else:
+                self._stop.add(w)
+        if walk > self.total // 4:
+            self._recompute_kept()
+            return
+        for w in changed:
+            delta = -1 if w in self._stop else 1
+            for half in (0, 1):
+                kept = self.kept[half]
+                for rid in self.post[half][w]:
+                    kept[rid] += delta
+
+    def _recompute_kept(self) -> None:
+        contains = self._stop.__contains__
+        for rec in self.records.values():
+            self.kept[0][rec.id] = len(rec.user_tokens) - sum(map(contains, rec.user_tokens))
+            self.kept[1][rec.id] = len(rec.reply_tokens) - sum(map(contains, rec.reply_tokens))
+
+    def kept_counts(self, rid: int) -> tuple[int, int]:
+        """Non-stop-word token counts of a record's halves (call ``sync`` first)."""
+        return self.kept[0][rid], self.kept[1][rid]
+
+
+def token_ids(index: RetrieverIndex, tokens: Sequence[str]) -> array[int]:
+    """Map tokens to word ids, adding new words to the table."""
+    return array("i", map(index.word_id, tokens))

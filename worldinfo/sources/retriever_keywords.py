@@ -1,0 +1,113 @@
+"""Keyword selection (spec retriever.md F4-F9, errata E1), in exact arithmetic.
+
+Word values are rationals: v = value_scale / (count + value_offset); the lore boost
+(v + 1) / 2 and the reply factor keep them rational, so candidates are compared as
+``Fraction`` values and keyword ties go to the earliest position, as the original's
+slot-by-slot scan does (O15) and as float arithmetic would not (E1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from worldinfo.sources.retriever_settings import RetrieverSettings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keyword:
+    """One selected keyword.
+
+    Args:
+        word: the token.
+        word_id: its id in the word table.
+        score: the exact candidate score that selected it.
+        count: the word's count when it was selected.
+        from_reply: whether the winning occurrence is in the previous reply.
+        lore: whether the lore boost applied.
+    """
+
+    word: str
+    word_id: int
+    score: Fraction
+    count: int
+    from_reply: bool
+    lore: bool
+
+
+def word_value(count: int, settings: RetrieverSettings) -> Fraction:
+    """Return v(w) = value_scale / (count + value_offset) (F4)."""
+    return Fraction(settings.value_scale, count + settings.value_offset)
+
+
+def is_stopword(count: int, total: int, settings: RetrieverSettings) -> bool:
+    """Return whether count / total > stopword_share, compared exactly (F5)."""
+    share = settings.stopword_share
+    return count * share.denominator > share.numerator * total
+
+
+def select_keywords(
+    user_tokens: Sequence[str],
+    reply_tokens: Sequence[str],
+    *,
+    lookup: Callable[[str], tuple[int, int] | None],
+    total: int,
+    lore: frozenset[str],
+    settings: RetrieverSettings,
+) -> tuple[Keyword, ...]:
+    """Select up to ``slots`` keywords from the new message and the previous reply (F6-F8).
+
+    Args:
+        user_tokens: the new user message's tokens, in order.
+        reply_tokens: the character's previous reply's tokens, in order.
+        lookup: token -> (word id, current count), or ``None`` for an unknown word.
+        total: the current token total (for the stop-word rule).
+        lore: lore tokens (F9).
+        settings: the constants.
+
+    Returns:
+        The keywords, best first (ties: earliest position; user before reply).
+    """
+    best: dict[str, tuple[Fraction, int, Keyword]] = {}
+    position = 0
+    for from_reply, tokens in ((False, user_tokens), (True, reply_tokens)):
+        for tok in tokens:
+            found = lookup(tok)
+            if found is None:
+                continue
+            word_id, count = found
+            if count <= 0 or is_stopword(count, total, settings):
+                continue
+            value = word_value(count, settings)
+            boosted = settings.lore_boost and tok in lore
+            if boosted:
+                value = (value + 1) / 2
+            if from_reply:
+                value *= settings.reply_factor
+            pos = position
+            position += 1
+            prev = best.get(tok)
+            if prev is not None and (prev[0], -prev[1]) >= (value, -pos):
+                continue
+            kw = Keyword(
+                word=tok,
+                word_id=word_id,
+                score=value,
+                count=count,
+                from_reply=from_reply,
+                lore=boosted,
+            )
+            best[tok] = (value, pos, kw)
+    ranked = sorted(best.values(), key=lambda t: (-t[0], t[1]))
+    chosen: list[Keyword] = []
+    from_reply_taken = 0
+    for _, _, kw in ranked:
+        if len(chosen) >= settings.slots:
+            break
+        if kw.from_reply:
+            if from_reply_taken >= settings.reply_cap:
+                continue
+            from_reply_taken += 1
+        chosen.append(kw)
+    return tuple(chosen)

@@ -1,0 +1,145 @@
+"""Record scores (spec F12-F14): the inverted-index path and the full-scan reference path.
+
+Scores are integers in units of 1/length_divisor ("S115"): per half
+max(div * matched_keywords - kept_tokens, half_floor * div), summed over the two halves.
+A record with no keyword in either half scores <= 0 and can never clear the floor (F13), so
+scoring only the records reached through the keywords' postings gives exactly the full
+scan's result; ``score_reference`` is that full scan, kept for tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from worldinfo.sources.retriever_index import RetrieverIndex
+from worldinfo.sources.retriever_keywords import Keyword
+from worldinfo.sources.retriever_settings import RetrieverSettings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scored:
+    """A candidate record's score.
+
+    Args:
+        record_id: the record.
+        s115: own score x length_divisor (exact).
+        rank: what the ranking compares: ``s115``, or own + neighbours with smoothing (F12).
+        matches: distinct keywords in the (user, reply) halves.
+        kept: non-stop-word tokens in the (user, reply) halves.
+    """
+
+    record_id: int
+    s115: int
+    rank: int
+    matches: tuple[int, int]
+    kept: tuple[int, int]
+
+
+def _half(matches: int, kept: int, settings: RetrieverSettings) -> int:
+    return max(settings.length_divisor * matches - kept, settings.half_floor_units)
+
+
+def _finish(
+    index: RetrieverIndex,
+    scored: list[Scored],
+    own: dict[int, int],
+    *,
+    settings: RetrieverSettings,
+    top: int,
+    neighbour_score: dict[int, int] | None = None,
+) -> list[Scored]:
+    """Apply the smoothing variant if enabled, then return the best ``top``, best first."""
+    if settings.smoothing:
+        smoothed: list[Scored] = []
+        for s in scored:
+            prev, nxt = index.neighbours(s.record_id, before=1, after=1)
+            extra = 0
+            for rec in (*prev, *nxt):
+                got = own.get(rec.id)
+                if got is None and neighbour_score is not None:
+                    got = neighbour_score.get(rec.id)
+                extra += got if got is not None else _unmatched(index, rec.id, settings)
+            smoothed.append(
+                Scored(
+                    record_id=s.record_id,
+                    s115=s.s115,
+                    rank=s.s115 + extra,
+                    matches=s.matches,
+                    kept=s.kept,
+                )
+            )
+        scored = smoothed
+    return heapq.nlargest(max(top, 1), scored, key=lambda s: (s.rank, s.record_id))
+
+
+def _unmatched(index: RetrieverIndex, rid: int, settings: RetrieverSettings) -> int:
+    ku, kr = index.kept_counts(rid)
+    return _half(0, ku, settings) + _half(0, kr, settings)
+
+
+def score_indexed(
+    index: RetrieverIndex,
+    keywords: Sequence[Keyword],
+    *,
+    settings: RetrieverSettings,
+    top: int = 1,
+) -> list[Scored]:
+    """Score the records reached through the keywords' postings; return the best ``top``."""
+    if not keywords or not index.records:
+        return []
+    index.sync()
+    mu: Counter[int] = Counter()
+    mr: Counter[int] = Counter()
+    for kw in keywords:
+        mu.update(set(index.post[0][kw.word_id]))
+        mr.update(set(index.post[1][kw.word_id]))
+    cut = index.cutoff(settings.exclusion)
+    div, fl, floor = settings.length_divisor, settings.half_floor_units, settings.score_floor_units
+    ku, kr = index.kept
+    records = index.records
+    scored: list[Scored] = []
+    own: dict[int, int] = {}
+    for rid in mu.keys() | mr.keys():
+        if rid not in records:
+            continue
+        m_u, m_r = mu.get(rid, 0), mr.get(rid, 0)
+        s = max(div * m_u - ku[rid], fl) + max(div * m_r - kr[rid], fl)
+        own[rid] = s
+        if rid < cut and s > floor:
+            scored.append(
+                Scored(record_id=rid, s115=s, rank=s, matches=(m_u, m_r), kept=(ku[rid], kr[rid]))
+            )
+    return _finish(index, scored, own, settings=settings, top=top)
+
+
+def score_reference(
+    index: RetrieverIndex,
+    keywords: Sequence[Keyword],
+    *,
+    settings: RetrieverSettings,
+    top: int = 1,
+) -> list[Scored]:
+    """Full scan of every record from its token lists (no index, no cache); best ``top``."""
+    if not keywords or not index.records:
+        return []
+    stop = index.stopwords()
+    kw_ids = {kw.word_id for kw in keywords}
+    cut = index.cutoff(settings.exclusion)
+    scored: list[Scored] = []
+    every: dict[int, int] = {}
+    for rec in index:
+        halves = []
+        for tokens in (rec.user_tokens, rec.reply_tokens):
+            kept = [w for w in tokens if w not in stop]
+            halves.append((len(kw_ids.intersection(kept)), len(kept)))
+        (m_u, l_u), (m_r, l_r) = halves
+        s = _half(m_u, l_u, settings) + _half(m_r, l_r, settings)
+        every[rec.id] = s
+        if rec.id < cut and m_u + m_r >= 1 and s > settings.score_floor_units:
+            scored.append(
+                Scored(record_id=rec.id, s115=s, rank=s, matches=(m_u, m_r), kept=(l_u, l_r))
+            )
+    return _finish(index, scored, every, settings=settings, top=top, neighbour_score=every)
