@@ -392,3 +392,83 @@ def st_token_estimate(text: JSONValue) -> int:
 def get_path(obj: Mapping[str, JSONValue], key: str) -> JSONValue:
     """Property read that yields ``undefined`` for a missing key."""
     return obj.get(key, UNDEFINED)
+
+
+# --- operators ---------------------------------------------------------------------------------
+
+
+class JSError(Exception):
+    """A JavaScript exception SillyTavern would throw; ``str(exc)`` is V8's message."""
+
+
+def _to_primitive(v: JSONValue) -> JSONValue:
+    if isinstance(v, (list, dict)):
+        return to_string(v)
+    return v
+
+
+def add(a: JSONValue, b: JSONValue) -> JSONValue:
+    """The ``+`` operator: string concatenation when either side is a string, else numbers."""
+    a, b = _to_primitive(a), _to_primitive(b)
+    if isinstance(a, str) or isinstance(b, str):
+        return to_string(a) + to_string(b)
+    return to_number(a) + to_number(b)
+
+
+def _compare(a: JSONValue, b: JSONValue) -> float | None:
+    """Return a-b sign for relational operators, or None when the result is undefined."""
+    a, b = _to_primitive(a), _to_primitive(b)
+    if isinstance(a, str) and isinstance(b, str):
+        ua, ub = to_utf16_units(a), to_utf16_units(b)
+        return -1.0 if ua < ub else (1.0 if ua > ub else 0.0)
+    x, y = to_number(a), to_number(b)
+    if math.isnan(x) or math.isnan(y):
+        return None
+    return -1.0 if x < y else (1.0 if x > y else 0.0)
+
+
+def lt(a: JSONValue, b: JSONValue) -> bool:
+    """``a < b``."""
+    c = _compare(a, b)
+    return c is not None and c < 0
+
+
+def le(a: JSONValue, b: JSONValue) -> bool:
+    """``a <= b``."""
+    c = _compare(a, b)
+    return c is not None and c <= 0
+
+
+def gt(a: JSONValue, b: JSONValue) -> bool:
+    """``a > b``."""
+    c = _compare(a, b)
+    return c is not None and c > 0
+
+
+def ge(a: JSONValue, b: JSONValue) -> bool:
+    """``a >= b``."""
+    c = _compare(a, b)
+    return c is not None and c >= 0
+
+
+def sort_desc_by_order(items: list[Any]) -> list[Any]:
+    """Stable sort by descending ``order`` as V8 does with ``(a, b) => b.order - a.order``.
+
+    ``items`` are mappings. A NaN difference (missing or non-numeric order) counts as
+    "equal", which only the comparison-driven TimSort reproduces; CPython's ``list.sort``
+    is the same algorithm, so with a comparator it makes the same comparisons.
+    """
+    nums = [to_number(e.get("order", UNDEFINED)) for e in items]
+    if all(math.isfinite(n) for n in nums):
+        pairs = sorted(zip(nums, range(len(items))), key=lambda p: -p[0])
+        return [items[i] for _, i in pairs]
+    import functools
+
+    def cmp(p: tuple[float, int], q: tuple[float, int]) -> int:
+        d = q[0] - p[0]
+        if d != d or d == 0:
+            return 0
+        return -1 if d < 0 else 1
+
+    pairs = sorted(zip(nums, range(len(items))), key=functools.cmp_to_key(cmp))
+    return [items[i] for _, i in pairs]

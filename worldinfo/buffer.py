@@ -1,0 +1,181 @@
+"""The scan buffer: the text each entry is matched against, and key matching (R16-R26).
+
+``ScanBuffer`` holds the chat (newest first), the injected prompts, the recursion buffer
+and the min-activations skew. ``haystack(entry, state)`` builds an entry's scan text;
+``match_key`` tests one already substituted and trimmed key against it. Haystacks and
+their lower-cased forms are cached per buffer state, so entries with the same scan depth
+and the same match flags share one string.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from worldinfo import _js
+from worldinfo._js import JSONValue, UNDEFINED
+try:
+    from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexTimeout, regex_key
+except ModuleNotFoundError:  # TEMP until the regex module lands
+    DEFAULT_TIMEOUT = 0.25
+
+    class RegexTimeout(Exception):  # type: ignore[no-redef]
+        pass
+
+    def regex_key(key):  # type: ignore[no-untyped-def,misc]
+        return None
+from worldinfo.types import ScanState, Settings
+
+MATCHER = "\x01"
+JOINER = "\n\x01"
+MAX_SCAN_DEPTH = 1000
+
+# Entry flag -> ScanData field, in the order SillyTavern appends them (R18 step 5).
+MATCH_FLAGS = (
+    ("matchPersonaDescription", "persona_description"),
+    ("matchCharacterDescription", "character_description"),
+    ("matchCharacterPersonality", "character_personality"),
+    ("matchCharacterDepthPrompt", "character_depth_prompt"),
+    ("matchScenario", "scenario"),
+    ("matchCreatorNotes", "creator_notes"),
+)
+_WORD = re.compile(r"[A-Za-z0-9_]")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanData:
+    """Card and persona text some entries also scan (``globalScanData``), and the trigger."""
+
+    persona_description: str = ""
+    character_description: str = ""
+    character_personality: str = ""
+    character_depth_prompt: str = ""
+    scenario: str = ""
+    creator_notes: str = ""
+    trigger: str = "normal"
+
+
+@dataclass(slots=True)
+class ScanBuffer:
+    """SillyTavern's ``WorldInfoBuffer`` (R17-R21) with per-state caches."""
+
+    chat: Sequence[str]
+    settings: Settings
+    scan_data: ScanData = field(default_factory=ScanData)
+    inject: list[str] = field(default_factory=list)
+    recurse: list[str] = field(default_factory=list)
+    skew: int = 0
+    regex_timeout: float = DEFAULT_TIMEOUT
+    warnings: list[str] = field(default_factory=list)
+    _depth: list[str] = field(default_factory=list)
+    _cache: dict[tuple[object, ...], str] = field(default_factory=dict)
+    _lower: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        last = -1
+        depth: list[str] = []
+        for i, msg in enumerate(self.chat[:MAX_SCAN_DEPTH]):
+            if _js.truthy(msg):
+                depth.append(_js.trim(msg) if isinstance(msg, str) else _js.to_string(msg))
+                last = i
+            else:
+                depth.append("")
+        self._depth = depth[: last + 1]
+
+    # --- state --------------------------------------------------------------------------
+
+    def global_depth(self) -> float:
+        """``world_info_depth + skew`` (``getDepth``)."""
+        return _js.to_number(self.settings.depth) + self.skew
+
+    def add_recurse(self, text: str) -> None:
+        """Append recursed text (``addRecurse``)."""
+        self.recurse.append(text)
+        self._cache.clear()
+
+    def advance_scan(self) -> None:
+        """Widen the global scan depth by one message (``advanceScan``)."""
+        self.skew += 1
+        self._cache.clear()
+
+    # --- haystacks ----------------------------------------------------------------------
+
+    def haystack(self, entry: Mapping[str, JSONValue], state: ScanState) -> str:
+        """The text ``entry`` is matched against in a pass of kind ``state`` (R18)."""
+        d_raw = entry.get("scanDepth", UNDEFINED)
+        d = self.global_depth() if _js.nullish(d_raw) else _js.to_number(d_raw)
+        flags = tuple(_js.truthy(entry.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS)
+        key = (d, flags, state == ScanState.MIN_ACTIVATIONS)
+        text = self._cache.get(key)
+        if text is None:
+            text = self._build(d, flags, state)
+            self._cache[key] = text
+        return text
+
+    def _build(self, d: float, flags: tuple[bool, ...], state: ScanState) -> str:
+        if d <= 0:
+            return ""
+        if d > MAX_SCAN_DEPTH:
+            d = MAX_SCAN_DEPTH
+        n = 0 if math.isnan(d) else int(d)
+        parts = [MATCHER + JOINER.join(self._depth[:n])]
+        for on, (_, name) in zip(flags, MATCH_FLAGS):
+            value = getattr(self.scan_data, name)
+            if on and value:
+                parts.append(value)
+        if self.inject:
+            parts.append(JOINER.join(self.inject))
+        if self.recurse and state != ScanState.MIN_ACTIVATIONS:
+            parts.append(JOINER.join(self.recurse))
+        return JOINER.join(parts)
+
+    def lower(self, text: str) -> str:
+        """``text.toLowerCase()``, cached for haystacks."""
+        low = self._lower.get(text)
+        if low is None:
+            if len(self._lower) > 256:
+                self._lower.clear()
+            low = _js.lower(text)
+            self._lower[text] = low
+        return low
+
+    # --- matching -----------------------------------------------------------------------
+
+    def match_key(self, haystack: str, needle: str, entry: Mapping[str, JSONValue]) -> bool:
+        """``matchKeys``: does ``needle`` (substituted, trimmed) occur in ``haystack``? (R22-R25)"""
+        rk = regex_key(needle)
+        if rk is not None:
+            try:
+                return rk.test(haystack, timeout=self.regex_timeout)
+            except RegexTimeout:
+                self.warnings.append(
+                    f"regex key timed out: book {entry.get('world')!r}, "
+                    f"entry {_js.to_string(entry.get('uid', UNDEFINED))}, key {needle!r}"
+                )
+                return False
+        case = _js.coalesce(entry.get("caseSensitive", UNDEFINED), self.settings.case_sensitive)
+        if not _js.truthy(case):
+            haystack = self.lower(haystack)
+            needle = _js.lower(needle)
+        whole = _js.coalesce(
+            entry.get("matchWholeWords", UNDEFINED), self.settings.match_whole_words
+        )
+        if not _js.truthy(whole) or len(_js.split_ws(needle)) > 1:
+            return needle in haystack
+        return whole_word_in(haystack, needle)
+
+
+def whole_word_in(haystack: str, needle: str) -> bool:
+    """``/(?:^|\\W)(needle)(?:$|\\W)/`` without ``u``: word characters are ASCII only."""
+    start = haystack.find(needle)
+    n = len(needle)
+    while start != -1:
+        end = start + n
+        before_ok = start == 0 or not _WORD.match(haystack[start - 1])
+        after_ok = end == len(haystack) or not _WORD.match(haystack[end])
+        if before_ok and after_ok:
+            return True
+        start = haystack.find(needle, start + 1)
+    return False

@@ -1,0 +1,299 @@
+"""``check``: one World Info evaluation, SillyTavern's ``checkWorldInfo`` (R28-R72).
+
+Pure: everything upstream reads from page globals is a parameter, and the only state
+that outlives a call is returned (the new ``timedWorldInfo``). Phases are named after
+the specification's sections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from worldinfo import _js
+from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo.buffer import ScanBuffer, ScanData
+from worldinfo.gathering import BookSelection, load_lore, select_books, sort_lore
+from worldinfo.groups import filter_groups
+from worldinfo.macros import Macros, Substitute
+from worldinfo.output import RegexHook, assemble, authors_note
+from worldinfo.result import ScanResult
+from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
+from worldinfo.timed_effects import TimedEffects, entry_key, normalise
+from worldinfo.types import Book, ScanState, Settings
+
+Entry = dict[str, JSONValue]
+TokenCounter = Callable[[str], int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterIdentity:
+    """What character filters see: the avatar file name without extension and tag ids."""
+
+    file_name: str
+    avatar: str = ""
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Scan:
+    """The per-call working state; created inside ``check`` and never escapes it."""
+
+    settings: Settings
+    buffer: ScanBuffer
+    timed: TimedEffects
+    entries: list[Entry]
+    index: dict[int, int]
+    rng: Callable[[], float]
+    count_tokens: TokenCounter
+    substitute: Substitute
+    character: CharacterIdentity | None
+    forced: Mapping[str, Entry]
+    budget: int
+    trigger: str
+    state: ScanState = ScanState.INITIAL
+    overflowed: bool = False
+    activated: dict[str, Entry] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)
+    all_activated_text: str = ""
+    current_level: JSONValue = 0
+    pending_levels: list[JSONValue] = field(default_factory=list)
+
+
+def compute_budget(settings: Settings, max_context: JSONValue) -> int:
+    """The token budget (R28 step 4): a percentage of the context, at least 1, capped."""
+    pct = _js.to_number(settings.budget)
+    if pct > 100:
+        pct = 25
+    budget = _js.js_round(pct * _js.to_number(max_context) / 100)
+    if budget == 0 or budget != budget:
+        budget = 1
+    cap = _js.to_number(settings.budget_cap)
+    if cap > 0 and budget > cap:
+        budget = cap
+    return int(budget) if abs(budget) != float("inf") else 10**18
+
+
+def check(
+    books: Mapping[str, Book],
+    chat: Sequence[str],
+    *,
+    selection: BookSelection,
+    settings: Settings,
+    max_context: JSONValue,
+    rng: Callable[[], float],
+    scan_data: ScanData = ScanData(),
+    inject: Sequence[JSONValue] = (),
+    timed_world_info: JSONValue = None,
+    dry_run: bool = False,
+    character: CharacterIdentity | None = None,
+    forced: Sequence[Mapping[str, JSONValue]] = (),
+    authors_note_text: str | None = None,
+    count_tokens: TokenCounter = _js.st_token_estimate,
+    substitute: Substitute = Macros(),
+    regex_hook: RegexHook | None = None,
+    sources: Sequence[ActivationSource] = (),
+    context: ScanContext | None = None,
+) -> ScanResult:
+    """Evaluate World Info once, as SillyTavern 1.15.0 does.
+
+    Args:
+        books: every known book by name.
+        chat: the scanned messages, newest first (``"Name: text"`` when names are included).
+        selection: which books are bound globally, to the character, chat and persona.
+        settings: the World Info settings.
+        max_context: the context size the budget percentage applies to.
+        rng: ``Math.random`` replacement, one shared stream.
+        scan_data: card/persona text for the ``match*`` flags, and the generation trigger.
+        inject: scanned extension prompts (raw; substituted here), in key order.
+        timed_world_info: ``chat_metadata.timedWorldInfo`` before the scan.
+        dry_run: a prompt preview: no timed effects are checked or written.
+        character: the active character for name/tag filters (``None``: no character).
+        forced: entry objects forced on from outside (each with ``world`` and ``uid``).
+        authors_note_text: the Author's Note when it is due this generation, else ``None``.
+        count_tokens: the token counter (default: SillyTavern's fallback estimate).
+        substitute: the macro substituter.
+        regex_hook: regex scripts applied to contents at assembly.
+        sources: activation sources whose hooks run during the scan.
+        context: what sources see of the scan (built by ``Session``).
+
+    Returns:
+        The scan result; ``result.error`` is set where SillyTavern would have thrown.
+    """
+    timed_state = normalise(timed_world_info)
+    try:
+        return _check(
+            books, chat, selection=selection, settings=settings, max_context=max_context,
+            rng=rng, scan_data=scan_data, inject=inject, timed_state=timed_state,
+            dry_run=dry_run, character=character, forced=forced,
+            authors_note_text=authors_note_text, count_tokens=count_tokens,
+            substitute=substitute, regex_hook=regex_hook, sources=sources, context=context,
+        )
+    except JSError as exc:
+        return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
+
+
+def _check(
+    books: Mapping[str, Book],
+    chat: Sequence[str],
+    *,
+    selection: BookSelection,
+    settings: Settings,
+    max_context: JSONValue,
+    rng: Callable[[], float],
+    scan_data: ScanData,
+    inject: Sequence[JSONValue],
+    timed_state: dict[str, JSONValue],
+    dry_run: bool,
+    character: CharacterIdentity | None,
+    forced: Sequence[Mapping[str, JSONValue]],
+    authors_note_text: str | None,
+    count_tokens: TokenCounter,
+    substitute: Substitute,
+    regex_hook: RegexHook | None,
+    sources: Sequence[ActivationSource],
+    context: ScanContext | None,
+) -> ScanResult:
+    # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
+    buffer = ScanBuffer(chat, settings, scan_data)
+    for value in inject:
+        text = substitute(value)
+        if text:
+            buffer.inject.append(text)
+    budget = compute_budget(settings, max_context)
+    lore = load_lore(select_books(selection, books), books)
+    if lore is not None and sources and context is not None:
+        for source in sources:
+            source.entries_loaded(context, lore)
+    entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
+    timed = TimedEffects(timed_state, len(chat), entries, dry_run)
+    timed.check()
+    if not entries:
+        return ScanResult(timed_world_info=timed_state, forced_consumed=False)
+
+    registry: dict[str, Entry] = {}
+    for obj in forced:
+        if "world" in obj and "uid" in obj:
+            registry[entry_key(obj)] = dict(obj)
+    scan = _Scan(
+        settings=settings, buffer=buffer, timed=timed, entries=entries,
+        index={id(e): i for i, e in enumerate(entries)}, rng=rng, count_tokens=count_tokens,
+        substitute=substitute, character=character, forced=registry, budget=budget,
+        trigger=scan_data.trigger,
+    )
+    _init_delay_levels(scan)
+    loops = _run_loops(scan, sources)
+
+    activated = list(scan.activated.values())
+    pieces = assemble(activated, regex_hook=regex_hook)
+    an_prompt = None
+    if authors_note_text is not None:
+        an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)
+    timed.write(activated)
+    return ScanResult(
+        activated=tuple(activated),
+        before="\n".join(pieces.before),
+        after="\n".join(pieces.after),
+        depth=pieces.depth_groups(),
+        an_before=tuple(pieces.an_top),
+        an_after=tuple(pieces.an_bottom),
+        examples=tuple(pieces.examples),
+        outlets=pieces.outlet_map(),
+        an_prompt=an_prompt,
+        timed_world_info=timed_state,
+        scan_loops=loops,
+        warnings=tuple(buffer.warnings),
+    )
+
+
+def _init_delay_levels(scan: _Scan) -> None:
+    """R29: the distinct ``delayUntilRecursion`` levels, ascending; the lowest is current."""
+    levels: list[JSONValue] = []
+    for e in scan.entries:
+        d = e.get("delayUntilRecursion", UNDEFINED)
+        if not _js.truthy(d):
+            continue
+        level = 1 if d is True else d
+        if not any(_js.strict_eq(level, x) for x in levels):
+            levels.append(level)
+    levels = _js.sort_desc_by_order([{"order": _js.to_number(x), "v": x} for x in levels])[::-1]
+    ordered = [x["v"] for x in levels]
+    scan.current_level = ordered.pop(0) if ordered else 0
+    scan.pending_levels = ordered
+
+
+def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
+    from worldinfo.passes import run_pass
+
+    count = 0
+    max_steps = scan.settings.max_recursion_steps
+    while scan.state != ScanState.NONE:
+        if _js.truthy(max_steps) and _js.le(max_steps, count):
+            break
+        count += 1
+        candidates, successful = run_pass(scan)
+        next_state = _next_state(scan, successful)
+        for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
+        current = scan.state
+        scan.state = next_state
+        if next_state != ScanState.NONE:
+            text = "\n".join(_js.to_string(e.get("content", "")) for e in for_recursion)
+            if text:
+                scan.buffer.add_recurse(text)
+                scan.all_activated_text = text + "\n" + scan.all_activated_text
+        if sources:
+            _scan_done(scan, sources, count, current, candidates, successful)
+    return count
+
+
+def _next_state(scan: _Scan, successful: list[Entry]) -> ScanState:
+    """R50: recursion, min-activations widening, or a pending delay level."""
+    s = scan.settings
+    recursive = _js.truthy(s.recursive)
+    nxt = ScanState.NONE
+    for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
+    if recursive and not scan.overflowed and for_recursion:
+        nxt = ScanState.RECURSION
+    if (
+        recursive
+        and not scan.overflowed
+        and scan.state == ScanState.MIN_ACTIVATIONS
+        and scan.buffer.recurse
+    ):
+        nxt = ScanState.RECURSION
+    min_act = _js.to_number(s.min_activations)
+    if nxt == ScanState.NONE and not scan.overflowed and min_act > 0:
+        if len(scan.activated) < min_act:
+            depth = scan.buffer.global_depth()
+            depth_max = _js.to_number(s.min_activations_depth_max)
+            over = (depth_max > 0 and depth > depth_max) or depth > len(scan.buffer.chat)
+            if not over:
+                nxt = ScanState.MIN_ACTIVATIONS
+                scan.buffer.advance_scan()
+    if nxt == ScanState.NONE and scan.pending_levels:
+        nxt = ScanState.RECURSION
+        scan.current_level = scan.pending_levels.pop(0)
+    return nxt
+
+
+def _scan_done(
+    scan: _Scan,
+    sources: Sequence[ActivationSource],
+    count: int,
+    current: ScanState,
+    candidates: list[Entry],
+    successful: list[Entry],
+) -> None:
+    state = LoopState(
+        loop=count, current=current, candidates=candidates, successful=successful,
+        activated=list(scan.activated.values()), next=scan.state,
+        recursed_text=scan.all_activated_text,
+        current_delay_level=_js.to_number(scan.current_level), budget=scan.budget,
+        overflowed=scan.overflowed,
+    )
+    for source in sources:
+        source.scan_done(state)
+    scan.state = state.next
+    scan.all_activated_text = state.recursed_text
+    scan.budget = state.budget
+    scan.overflowed = state.overflowed

@@ -1,0 +1,164 @@
+"""Which books are scanned, and the sorted, decorated, hashed entry list (R11-R15).
+
+``select_books`` applies SillyTavern's skip rules to the four sources (global, character,
+chat, persona); ``load_lore`` enumerates each book's entries as ``{uid, world, ...}``
+objects; ``sort_lore`` merges them by insertion strategy and computes each entry's
+decorators and hash. Every call builds fresh objects: evaluation mutates only its copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from worldinfo import _js
+from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo.sources.base import LoadedLore
+from worldinfo.types import Book
+
+KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BookSelection:
+    """Book names bound in each place, before the skip rules.
+
+    Args:
+        global_names: globally selected books, in selection order (duplicates allowed).
+        character_names: the character's primary book, then its extra books.
+        chat_name: the chat-bound book (``chat_metadata.world_info``).
+        persona_name: the persona-bound book.
+    """
+
+    global_names: Sequence[str] = ()
+    character_names: Sequence[str] = ()
+    chat_name: str | None = None
+    persona_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SelectedBooks:
+    """Book names per source after the skip rules (R11)."""
+
+    global_names: tuple[str, ...]
+    character_names: tuple[str, ...]
+    chat_name: str | None
+    persona_name: str | None
+
+    def all_names(self) -> tuple[str, ...]:
+        """Every selected name in gathering order (global, character, chat, persona)."""
+        extra = tuple(n for n in (self.chat_name, self.persona_name) if n)
+        return self.global_names + self.character_names + extra
+
+
+def select_books(sel: BookSelection, books: Mapping[str, Book]) -> SelectedBooks:
+    """Apply R11: a book bound in several places is read once, attributed in priority order."""
+    global_names = tuple(n for n in sel.global_names if n in books)
+    chat = sel.chat_name if _js.truthy(sel.chat_name) else None
+    persona = sel.persona_name if _js.truthy(sel.persona_name) else None
+    character: list[str] = []
+    for name in sel.character_names:
+        if not _js.truthy(name) or name in character:
+            continue
+        if name in global_names or name == chat or name == persona:
+            continue
+        character.append(name)
+    if chat is not None and chat in global_names:
+        chat = None
+    if persona is not None and (persona == sel.chat_name or persona in global_names):
+        persona = None
+    return SelectedBooks(
+        global_names=global_names,
+        character_names=tuple(character),
+        chat_name=chat,
+        persona_name=persona,
+    )
+
+
+def _book_entries(book: Book | None) -> list[dict[str, JSONValue]]:
+    if book is None or book.entries is None:
+        return []
+    out = []
+    for entry in book.entries:
+        obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": book.name}
+        obj.update(entry.data)
+        out.append(obj)
+    return out
+
+
+def load_lore(selected: SelectedBooks, books: Mapping[str, Book]) -> LoadedLore | None:
+    """Enumerate the entries of each source (R2); ``None`` when a loaded book has no
+    ``entries`` member, which makes SillyTavern see no entries at all (Q1)."""
+    for name in selected.all_names():
+        book = books.get(name)
+        if book is not None and book.entries is None:
+            return None
+    lore = LoadedLore()
+    for name in selected.global_names:
+        lore.global_entries.extend(_book_entries(books.get(name)))
+    for name in selected.character_names:
+        lore.character_entries.extend(_book_entries(books.get(name)))
+    if selected.chat_name:
+        lore.chat_entries.extend(_book_entries(books.get(selected.chat_name)))
+    if selected.persona_name:
+        lore.persona_entries.extend(_book_entries(books.get(selected.persona_name)))
+    return lore
+
+
+def parse_decorators(content: JSONValue) -> tuple[list[str], JSONValue]:
+    """Split leading ``@@`` decorator lines off ``content`` (R14)."""
+    if not isinstance(content, str):
+        raise JSError("content.startsWith is not a function")
+    if not content.startswith("@@"):
+        return [], content
+    decorators: list[str] = []
+    fallback = False
+    lines = content.split("\n")
+    for i, line in enumerate(lines):
+        if not line.startswith("@@"):
+            return decorators, "\n".join(lines[i:])
+        if line.startswith("@@@") and not fallback:
+            continue
+        name = line[1:] if line.startswith("@@@") else line
+        if name.startswith(KNOWN_DECORATORS):
+            decorators.append(name)
+            fallback = False
+        else:
+            fallback = True
+    return decorators, content
+
+
+def _decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    raw = entry.get("content", UNDEFINED)
+    decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
+    obj = dict(entry)
+    obj["decorators"] = decorators
+    obj["content"] = content
+    obj["hash"] = _js.string_hash(_js.stringify(obj))
+    return obj
+
+
+def sort_lore(lore: LoadedLore, *, strategy: JSONValue) -> list[dict[str, JSONValue]]:
+    """Merge the sources by insertion strategy (R12), then decorate and hash (R13)."""
+    glob = _js.sort_desc_by_order(lore.global_entries)
+    char = _js.sort_desc_by_order(lore.character_entries)
+    if _js.strict_eq(strategy, 1):
+        merged = char + glob
+    elif _js.strict_eq(strategy, 2):
+        merged = glob + char
+    else:
+        merged = _js.sort_desc_by_order(lore.global_entries + lore.character_entries)
+    ordered = (
+        _js.sort_desc_by_order(lore.chat_entries)
+        + _js.sort_desc_by_order(lore.persona_entries)
+        + merged
+    )
+    return [_decorate(e) for e in ordered]
+
+
+def sorted_entries(
+    books: Mapping[str, Book], selection: BookSelection, *, strategy: JSONValue
+) -> list[dict[str, JSONValue]]:
+    """``getSortedEntries``: the decorated, hashed entry list a scan would see."""
+    lore = load_lore(select_books(selection, books), books)
+    return sort_lore(lore, strategy=strategy) if lore is not None else []

@@ -1,0 +1,152 @@
+"""Inclusion groups (R42-R47): timed-effect filtering, scoring, prioritised or weighted pick.
+
+Operates in place on one pass's candidate list, reproducing SillyTavern's removal quirk:
+removing an entry that is no longer a candidate drops the *last* candidate (R43, Q14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from worldinfo import _js
+from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo.buffer import ScanBuffer
+from worldinfo.timed_effects import TimedEffects
+from worldinfo.types import ScanState
+
+Entry = dict[str, JSONValue]
+DEFAULT_WEIGHT = 100
+
+
+def _remove(candidates: list[Entry], entry: Entry) -> None:
+    for i, c in enumerate(candidates):
+        if c is entry:
+            del candidates[i]
+            return
+    if candidates:
+        candidates.pop()
+
+
+def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
+    """Map group name -> members in JavaScript key order (R42)."""
+    grouped: dict[str, list[Entry]] = {}
+    for entry in candidates:
+        group = entry.get("group", UNDEFINED)
+        if not _js.truthy(group):
+            continue
+        if not isinstance(group, str):
+            raise JSError("item.group.split is not a function")
+        for name in _js.split_group(group):
+            if name:
+                grouped.setdefault(name, []).append(entry)
+    return {k: grouped[k] for k in _js.js_key_order(grouped)}
+
+
+def score(buffer: ScanBuffer, entry: Entry, state: ScanState) -> int:
+    """``getScore``: raw primary (and secondary) key hits (R46)."""
+    haystack = buffer.haystack(entry, state)
+    keys = entry.get("key", UNDEFINED)
+    if not isinstance(keys, list) or not keys:
+        return 0
+    primary = sum(
+        1 for k in keys if isinstance(k, str) and buffer.match_key(haystack, k, entry)
+    )
+    secondary = entry.get("keysecondary", UNDEFINED)
+    if not isinstance(secondary, list) or not secondary:
+        return primary
+    hits = sum(
+        1 for k in secondary if isinstance(k, str) and buffer.match_key(haystack, k, entry)
+    )
+    logic = entry.get("selectiveLogic", UNDEFINED)
+    if _js.strict_eq(logic, 0):
+        return primary + hits
+    if _js.strict_eq(logic, 3):
+        return primary + hits if hits == len(secondary) else primary
+    return primary
+
+
+def filter_groups(
+    candidates: list[Entry],
+    *,
+    activated: Mapping[str, Entry],
+    buffer: ScanBuffer,
+    state: ScanState,
+    timed: TimedEffects,
+    rng: Callable[[], float],
+) -> None:
+    """``filterByInclusionGroups``: leave at most one winner per group in ``candidates``."""
+    grouped = group_candidates(candidates)
+    if not grouped:
+        return
+    has_sticky: dict[str, bool] = {}
+    for name, members in grouped.items():
+        has_sticky[name] = False
+        stickies = [m for m in members if timed.is_active("sticky", m)]
+        if stickies:
+            for m in members:
+                if not any(m is s for s in stickies):
+                    _remove(candidates, m)
+            has_sticky[name] = True
+        for m in members:
+            if timed.is_active("cooldown", m):
+                _remove(candidates, m)
+        for m in members:
+            if timed.is_active("delay", m):
+                _remove(candidates, m)
+
+    use_scoring = buffer.settings.use_group_scoring
+    for name, members in grouped.items():
+        if not _js.truthy(use_scoring) and not any(
+            _js.truthy(m.get("useGroupScoring", UNDEFINED)) for m in members
+        ):
+            continue
+        if has_sticky[name]:
+            continue
+        scores = [score(buffer, m, state) for m in members]
+        best = max(scores, default=float("-inf"))
+        kept = []
+        for m, s in zip(members, scores):
+            scored = _js.coalesce(m.get("useGroupScoring", UNDEFINED), use_scoring)
+            if _js.truthy(scored) and s < best:
+                _remove(candidates, m)
+            else:
+                kept.append(m)
+        grouped[name] = kept
+
+    winners_groups = [e.get("group", UNDEFINED) for e in activated.values()]
+    for name, members in grouped.items():
+        if has_sticky[name]:
+            continue
+        if any(_js.strict_eq(g, name) for g in winners_groups):
+            for m in members:
+                _remove(candidates, m)
+            continue
+        if len(members) <= 1:
+            continue
+        _pick(candidates, members, rng)
+
+
+def _pick(candidates: list[Entry], members: list[Entry], rng: Callable[[], float]) -> None:
+    prio = [m for m in members if _js.truthy(m.get("groupOverride", UNDEFINED))]
+    if prio:
+        winner = _js.sort_desc_by_order(prio)[0]
+    else:
+        total: JSONValue = 0
+        for m in members:
+            total = _js.add(total, _js.coalesce(m.get("groupWeight", UNDEFINED), DEFAULT_WEIGHT))
+        roll = rng() * _js.to_number(total)
+        running: JSONValue = 0
+        found = None
+        for m in members:
+            running = _js.add(
+                running, _js.coalesce(m.get("groupWeight", UNDEFINED), DEFAULT_WEIGHT)
+            )
+            if _js.le(roll, running):
+                found = m
+                break
+        if found is None:
+            return
+        winner = found
+    for m in members:
+        if m is not winner:
+            _remove(candidates, m)

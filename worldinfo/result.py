@@ -1,0 +1,84 @@
+"""What a scan returns (``checkWorldInfo``'s result, plus the state SillyTavern writes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from worldinfo._js import JSONValue, UNDEFINED, canonical
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DepthGroup:
+    """Entries injected at one depth with one role; ``depth`` may be JavaScript ``undefined``."""
+
+    depth: JSONValue
+    role: JSONValue
+    entries: tuple[str, ...]
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """The group as SillyTavern records it (``depth`` omitted when undefined)."""
+        out: dict[str, JSONValue] = {"entries": list(self.entries), "role": self.role}
+        if self.depth is not UNDEFINED:
+            out["depth"] = self.depth
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExampleEntry:
+    """An example-message entry: ``position`` 0 before the examples, 1 after."""
+
+    position: int
+    content: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanResult:
+    """The outcome of one World Info scan.
+
+    ``activated`` holds the activated entry objects in activation order (fields as used by
+    the scan, with macro-substituted ``content``, plus ``world``, ``hash``, ``decorators``).
+    ``timed_world_info`` is the new ``chat_metadata.timedWorldInfo``. ``an_prompt`` is the
+    Author's Note SillyTavern writes back (``None`` when the note was not due or the scan had
+    no entries). ``error`` is set, and nothing else is meaningful, where SillyTavern throws.
+    """
+
+    activated: tuple[Mapping[str, JSONValue], ...] = ()
+    before: str = ""
+    after: str = ""
+    depth: tuple[DepthGroup, ...] = ()
+    an_before: tuple[str, ...] = ()
+    an_after: tuple[str, ...] = ()
+    examples: tuple[ExampleEntry, ...] = ()
+    outlets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    an_prompt: str | None = None
+    timed_world_info: Mapping[str, JSONValue] = field(default_factory=dict)
+    scan_loops: int = 0
+    forced_consumed: bool = True
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def activated_keys(self) -> list[tuple[JSONValue, JSONValue]]:
+        """``(world, uid)`` of every activated entry, in activation order."""
+        return [(e.get("world"), e.get("uid")) for e in self.activated]
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """The result in the golden cases' field names, canonicalised (sorted keys)."""
+        if self.error is not None:
+            return {"error": self.error}
+        return canonical(
+            {
+                "activated": [{"world": w, "uid": u} for w, u in self.activated_keys],
+                "before": self.before,
+                "after": self.after,
+                "depth": [g.to_json() for g in self.depth],
+                "an_before": list(self.an_before),
+                "an_after": list(self.an_after),
+                "em": [{"position": x.position, "content": x.content} for x in self.examples],
+                "outlets": {k: list(v) for k, v in self.outlets.items()},
+                "an_prompt": self.an_prompt,
+                "scan_loops": self.scan_loops,
+                "warnings": list(self.warnings),
+            }
+        )

@@ -1,0 +1,146 @@
+"""Sticky, cooldown and delay (R58-R66) over an explicit ``timedWorldInfo`` state object.
+
+The state is SillyTavern's ``chat_metadata.timedWorldInfo``:
+``{"sticky": {key: record}, "cooldown": {key: record}}`` with
+``record = {hash, start, end, protected}`` and ``key = "<world>.<uid>"``. Records follow
+entries by hash, so any edit of an entry detaches its running effects.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from worldinfo import _js
+from worldinfo._js import JSONValue, UNDEFINED
+
+TYPES = ("sticky", "cooldown")
+
+
+def entry_key(entry: Mapping[str, JSONValue]) -> str:
+    """``"${world}.${uid}"``: the key of activations and timed-effect records."""
+    return f"{_js.to_string(entry.get('world', UNDEFINED))}.{_js.to_string(entry.get('uid', UNDEFINED))}"
+
+
+def normalise(state: JSONValue) -> dict[str, JSONValue]:
+    """Return a normalised deep copy of ``timedWorldInfo`` (done on every scan, R60)."""
+    out: dict[str, JSONValue] = (
+        copy.deepcopy(state) if isinstance(state, dict) else {}
+    )
+    for t in TYPES:
+        records = out.get(t)
+        if not isinstance(records, (dict, list)):
+            out[t] = {}
+            continue
+        if isinstance(records, list):
+            records = {str(i): v for i, v in enumerate(records)}
+        out[t] = {
+            k: v for k, v in records.items() if _js.truthy(v) and isinstance(v, (dict, list))
+        }
+    return out
+
+
+def _num(v: JSONValue) -> JSONValue:
+    """Store a number the way JavaScript would serialise it (integral floats as ints)."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    return v
+
+
+@dataclass(slots=True)
+class TimedEffects:
+    """``WorldInfoTimedEffects``: check phase, activity tests and writing."""
+
+    state: dict[str, JSONValue]
+    chat_length: int
+    entries: Sequence[dict[str, JSONValue]]
+    dry_run: bool = False
+    active: dict[str, list[JSONValue]] = field(default_factory=dict)
+
+    def check(self) -> None:
+        """Fill the sticky/cooldown/delay buffers from the records and the entries (R62-R64)."""
+        self.active = {"sticky": [], "cooldown": [], "delay": []}
+        if not self.dry_run:
+            for t in TYPES:
+                self._check_type(t)
+        n = self.chat_length
+        for e in self.entries:
+            delay = e.get("delay", UNDEFINED)
+            if _js.truthy(delay) and _js.lt(n, delay):
+                self.active["delay"].append(e.get("hash", UNDEFINED))
+
+    def _find(self, h: JSONValue) -> dict[str, JSONValue] | None:
+        target = _js.to_string(h)
+        for e in self.entries:
+            if _js.to_string(e.get("hash", UNDEFINED)) == target:
+                return e
+        return None
+
+    def _check_type(self, t: str) -> None:
+        records = self.state[t]
+        assert isinstance(records, dict)
+        n = self.chat_length
+        for key in _js.js_key_order(list(records)):
+            record = records.get(key)
+            if not isinstance(record, dict):
+                continue
+            entry = self._find(record.get("hash", UNDEFINED))
+            if n <= _js.to_number(record.get("start", UNDEFINED)) and not _js.truthy(
+                record.get("protected", UNDEFINED)
+            ):
+                del records[key]
+                continue
+            if entry is None:
+                if n >= _js.to_number(record.get("end", UNDEFINED)):
+                    del records[key]
+                continue
+            if not _js.truthy(entry.get(t, UNDEFINED)):
+                del records[key]
+                continue
+            if n >= _js.to_number(record.get("end", UNDEFINED)):
+                del records[key]
+                if t == "sticky":
+                    self._sticky_ended(entry)
+                continue
+            self.active[t].append(entry.get("hash", UNDEFINED))
+
+    def _sticky_ended(self, entry: dict[str, JSONValue]) -> None:
+        cooldown = entry.get("cooldown", UNDEFINED)
+        if not _js.truthy(cooldown):
+            return
+        n = self.chat_length
+        records = self.state["cooldown"]
+        assert isinstance(records, dict)
+        records[entry_key(entry)] = {
+            "hash": entry.get("hash", UNDEFINED),
+            "start": n,
+            "end": _num(n + _js.to_number(cooldown)),
+            "protected": True,
+        }
+        self.active["cooldown"].append(entry.get("hash", UNDEFINED))
+
+    def is_active(self, t: str, entry: Mapping[str, JSONValue]) -> bool:
+        """``isEffectActive``: some buffered entry has exactly this entry's hash."""
+        h = entry.get("hash", UNDEFINED)
+        return any(_js.strict_eq(x, h) for x in self.active.get(t, ()))
+
+    def write(self, activated: Sequence[Mapping[str, JSONValue]]) -> None:
+        """Record new sticky/cooldown effects of the activated entries (R65)."""
+        if self.dry_run:
+            return
+        n = self.chat_length
+        for entry in activated:
+            for t in TYPES:
+                value = entry.get(t, UNDEFINED)
+                records = self.state[t]
+                assert isinstance(records, dict)
+                key = entry_key(entry)
+                if not _js.truthy(value) or key in records:
+                    continue
+                records[key] = {
+                    "hash": entry.get("hash", UNDEFINED),
+                    "start": n,
+                    "end": _num(n + _js.to_number(value)),
+                    "protected": False,
+                }
