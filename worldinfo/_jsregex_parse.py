@@ -1,0 +1,488 @@
+"""Translate a JavaScript pattern (ECMAScript grammar, Annex B without ``u``) to ``regex`` syntax.
+
+A recursive-descent parser that emits ``regex`` V0 text as it goes. It raises
+``JSSyntaxError`` wherever V8 (Node 20) throws, and emits only simple constructs: explicit
+classes, explicit anchors and boundaries, conditional backreferences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from worldinfo._js import to_utf16_units
+
+from worldinfo._jsregex_chars import (
+    ANY,
+    CLASS_ESCAPES,
+    LINE_TERM,
+    NOT_WORD_IU,
+    WORD,
+    CharSet,
+    char_set,
+    escape_cp,
+    fold_closure,
+    fold_literal,
+)
+from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
+from worldinfo._jsregex_props import property_class
+
+COUNT_BUDGET = 50_000
+"""Most atom copies one quantifier may ask ``regex`` to spell out (it unrolls counts)."""
+
+_SYNTAX = frozenset("^$\\.*+?()[]{}|")
+_QUANT = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+_CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
+_NOT_LT = CharSet(ranges=LINE_TERM).emit(negate=True)
+_W = CharSet(ranges=WORD).emit()
+_ANY = CharSet(ranges=ANY).emit()
+
+
+@dataclass(frozen=True, slots=True)
+class Frag:
+    """Emitted ``regex`` text with the facts quantifiers need."""
+
+    text: str
+    minw: int
+    cost: int
+    quantifiable: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Translation:
+    """A translated pattern.
+
+    Args:
+        pattern: ``regex`` V0 syntax.
+        ignorecase: compile with ``regex.IGNORECASE`` (only for ``i`` with ``u``).
+        exact_below: when set, a counted repeat was clipped; the translation is exact only
+            for texts shorter than this many units.
+    """
+
+    pattern: str
+    ignorecase: bool
+    exact_below: int | None
+
+
+def translate(pattern: str, flags: str) -> Translation:
+    """Translate ``new RegExp(pattern, flags)`` to ``regex`` syntax.
+
+    Args:
+        pattern: the JavaScript pattern (code points; astral characters are split into
+            surrogate pairs here when ``u`` is absent).
+        flags: JavaScript flags, already checked to be distinct letters of ``gimsuy``.
+
+    Returns:
+        The translation.
+
+    Raises:
+        JSSyntaxError: where V8 throws a SyntaxError.
+    """
+    p = _Parser(pattern, flags)
+    frag = p.disjunction()
+    if p.pos < len(p.src):
+        raise JSSyntaxError("Unmatched ')'")
+    return Translation(pattern=frag.text, ignorecase=p.u and p.i, exact_below=p.exact_below)
+
+
+def _units(s: str) -> str:
+    if s.isascii() or max(s) < "\U00010000":
+        return s
+    return "".join(map(chr, to_utf16_units(s)))
+
+
+class _Parser:
+    """One parse; mutable state confined to a single ``translate`` call."""
+
+    def __init__(self, pattern: str, flags: str) -> None:
+        self.u = "u" in flags
+        self.i = "i" in flags
+        self.m = "m" in flags
+        self.s = "s" in flags
+        self.src = pattern if self.u else _units(pattern)
+        self.pos = 0
+        self.ngroups, self.names = prescan(self.src, unicode=self.u)
+        self.group_index = 0
+        self.open: list[int] = []
+        self.exact_below: int | None = None
+
+    # --- structure ---------------------------------------------------------------------------
+
+    def peek(self, k: int = 0) -> str:
+        j = self.pos + k
+        return self.src[j] if j < len(self.src) else ""
+
+    def disjunction(self) -> Frag:
+        alts = [self.alternative()]
+        while self.peek() == "|":
+            self.pos += 1
+            alts.append(self.alternative())
+        if len(alts) == 1:
+            return alts[0]
+        return Frag(
+            "|".join(a.text for a in alts), min(a.minw for a in alts), sum(a.cost for a in alts)
+        )
+
+    def alternative(self) -> Frag:
+        parts: list[Frag] = []
+        while self.pos < len(self.src) and self.peek() not in "|)":
+            parts.append(self.term())
+        return Frag(
+            "".join(f.text for f in parts), sum(f.minw for f in parts), sum(f.cost for f in parts)
+        )
+
+    def term(self) -> Frag:
+        frag = self.assertion() or self.atom()
+        q = self.quantifier()
+        if q is None:
+            return frag
+        if not frag.quantifiable:
+            raise JSSyntaxError("Nothing to repeat")
+        return self.repeat(frag, *q)
+
+    def assertion(self) -> Frag | None:
+        c, rest = self.peek(), self.src[self.pos : self.pos + 4]
+        if c == "^":
+            self.pos += 1
+            return Frag(f"(?<!{_NOT_LT})" if self.m else "\\A", 0, 1, quantifiable=False)
+        if c == "$":
+            self.pos += 1
+            return Frag(f"(?!{_NOT_LT})" if self.m else "\\Z", 0, 1, quantifiable=False)
+        if rest[:2] in ("\\b", "\\B"):
+            self.pos += 2
+            if rest[1] == "b":
+                text = f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))"
+            else:
+                text = f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))"
+            return Frag(text, 0, 1, quantifiable=False)
+        if rest[:3] in ("(?=", "(?!"):
+            self.pos += 3
+            inner = self.close(self.disjunction())
+            return Frag(f"(?:{rest[:3]}{inner.text}))", 0, inner.cost + 1, quantifiable=not self.u)
+        if rest in ("(?<=", "(?<!"):
+            self.pos += 4
+            inner = self.close(self.disjunction())
+            return Frag(f"{rest}{inner.text})", 0, inner.cost + 1, quantifiable=False)
+        return None
+
+    def close(self, frag: Frag) -> Frag:
+        if self.peek() != ")":
+            raise JSSyntaxError("Unterminated group")
+        self.pos += 1
+        return frag
+
+    def quantifier(self) -> tuple[int, int | None, bool] | None:
+        c = self.peek()
+        if c == "*":
+            lo, hi, self.pos = 0, None, self.pos + 1
+        elif c == "+":
+            lo, hi, self.pos = 1, None, self.pos + 1
+        elif c == "?":
+            lo, hi, self.pos = 0, 1, self.pos + 1
+        elif c == "{":
+            m = _QUANT.match(self.src, self.pos)
+            if m is None:
+                if self.u:
+                    raise JSSyntaxError("Incomplete quantifier")
+                return None
+            lo = int(m.group(1))
+            hi = lo if not m.group(2) else (int(m.group(3)) if m.group(3) else None)
+            if hi is not None and hi < lo:
+                raise JSSyntaxError("numbers out of order in {} quantifier")
+            self.pos = m.end()
+        else:
+            return None
+        lazy = self.peek() == "?"
+        if lazy:
+            self.pos += 1
+        return lo, hi, lazy
+
+    def repeat(self, frag: Frag, lo: int, hi: int | None, lazy: bool) -> Frag:
+        per = max(frag.cost, 1)
+        limit = max(1, COUNT_BUDGET // per)
+        if lo > limit:
+            if frag.minw > 0:
+                self.clip(lo * frag.minw)
+                return Frag("(?!)", lo * frag.minw, 1)
+            self.clip(limit)
+            lo = limit
+        if hi is not None and hi > limit:
+            self.clip(hi * max(frag.minw, 1))
+            hi = None
+        if (lo, hi) == (0, None):
+            q = "*"
+        elif (lo, hi) == (1, None):
+            q = "+"
+        elif (lo, hi) == (0, 1):
+            q = "?"
+        elif hi is None:
+            q = f"{{{lo},}}"
+        elif hi == lo:
+            q = f"{{{lo}}}"
+        else:
+            q = f"{{{lo},{hi}}}"
+        cost = per * ((hi if hi is not None else lo) + 1)
+        return Frag(f"(?:{frag.text}){q}{'?' if lazy else ''}", frag.minw * lo, cost)
+
+    def clip(self, exact_below: int) -> None:
+        if self.exact_below is None or exact_below < self.exact_below:
+            self.exact_below = exact_below
+
+    # --- atoms -------------------------------------------------------------------------------
+
+    def atom(self) -> Frag:
+        c = self.peek()
+        if c == ".":
+            self.pos += 1
+            return Frag(_ANY if self.s else _NOT_LT, 1, 1)
+        if c == "(":
+            return self.group()
+        if c == "[":
+            return self.char_class()
+        if c == "\\":
+            return self.atom_escape()
+        if c in ("*", "+", "?"):
+            raise JSSyntaxError("Nothing to repeat")
+        if c == "{":
+            if self.u:
+                raise JSSyntaxError("Lone quantifier brackets")
+            if _QUANT.match(self.src, self.pos):
+                raise JSSyntaxError("Nothing to repeat")
+        if c in ("}", "]") and self.u:
+            raise JSSyntaxError("Lone quantifier brackets")
+        self.pos += 1
+        return self.literal(ord(c))
+
+    def literal(self, cp: int) -> Frag:
+        if self.i and not self.u:
+            folded = fold_literal(cp)
+            if len(folded.ranges) > 1 or folded.ranges[0][0] != folded.ranges[0][1]:
+                return Frag(folded.emit(), 1, 1)
+        return Frag(escape_cp(cp), 1, 1)
+
+    def set_frag(self, cs: CharSet, *, negate: bool = False) -> Frag:
+        if self.i and not self.u:
+            cs = fold_closure(cs)
+        return Frag(cs.emit(negate=negate), 1, 1)
+
+    def group(self) -> Frag:
+        if self.src.startswith("(?:", self.pos):
+            self.pos += 3
+            inner = self.close(self.disjunction())
+            return Frag(f"(?:{inner.text})", inner.minw, inner.cost + 1)
+        if self.src.startswith("(?<", self.pos):
+            _, self.pos = read_name(self.src, self.pos + 3, unicode=self.u)
+        elif self.src.startswith("(?", self.pos):
+            raise JSSyntaxError("Invalid group")
+        else:
+            self.pos += 1
+        self.group_index += 1
+        self.open.append(self.group_index)
+        inner = self.close(self.disjunction())
+        self.open.pop()
+        return Frag(f"({inner.text})", inner.minw, inner.cost + 1)
+
+    def backref(self, n: int) -> Frag:
+        if n in self.open:
+            return Frag("", 0, 1)
+        ref = f"(?i:\\{n})" if self.i and not self.u else f"(?:\\{n})"
+        return Frag(f"(?({n}){ref})", 0, 1)
+
+    def atom_escape(self) -> Frag:
+        c = self.peek(1)
+        if c == "":
+            raise JSSyntaxError("\\ at end of pattern")
+        if c in CLASS_ESCAPES:
+            self.pos += 2
+            return self.set_frag(self.class_escape(c))
+        if c in ("p", "P") and self.u:
+            return self.set_frag(self.property())
+        if c == "k" and (self.u or self.names):
+            if self.peek(2) != "<":
+                raise JSSyntaxError("Invalid named reference")
+            name, self.pos = read_name(self.src, self.pos + 3, unicode=self.u)
+            if name not in self.names:
+                raise JSSyntaxError("Invalid named capture referenced")
+            return self.backref(self.names[name])
+        if c in "123456789":
+            m = re.compile(r"[0-9]+").match(self.src, self.pos + 1)
+            assert m is not None
+            n = int(m.group(0))
+            if n <= self.ngroups:
+                self.pos = m.end()
+                return self.backref(n)
+            if self.u:
+                raise JSSyntaxError("Invalid escape")
+            if c in "89":
+                self.pos += 2
+                return self.literal(ord(c))
+            return self.literal(self.octal())
+        if c == "0":
+            if self.peek(2).isdigit() and self.peek(2).isascii():
+                if self.u:
+                    raise JSSyntaxError("Invalid decimal escape")
+                return self.literal(self.octal())
+            self.pos += 2
+            return self.literal(0)
+        return self.literal(self.char_escape(in_class=False))
+
+    def class_escape(self, letter: str) -> CharSet:
+        if letter == "W" and self.u and self.i:
+            return CharSet(ranges=NOT_WORD_IU)
+        return CharSet(ranges=CLASS_ESCAPES[letter])
+
+    def octal(self) -> int:
+        """Legacy octal escape at ``\\`` (no ``u``): up to three digits, value at most 0o377."""
+        d = [self.peek(1)]
+        if "0" <= self.peek(2) <= "7":
+            d.append(self.peek(2))
+            if d[0] <= "3" and "0" <= self.peek(3) <= "7":
+                d.append(self.peek(3))
+        self.pos += 1 + len(d)
+        return int("".join(d), 8)
+
+    def property(self) -> CharSet:
+        neg = self.peek(1) == "P"
+        end = self.src.find("}", self.pos)
+        if self.peek(2) != "{" or end < 0:
+            raise JSSyntaxError("Invalid property name")
+        prop = property_class(self.src[self.pos + 3 : end])
+        if prop is None:
+            raise JSSyntaxError("Invalid property name")
+        self.pos = end + 1
+        return CharSet(props=(f"\\{'P' if neg else 'p'}{{{prop}}}",))
+
+    def char_escape(self, *, in_class: bool) -> int:
+        """A CharacterEscape at ``\\`` (not digits); advances past it."""
+        c = self.peek(1)
+        if c in _CONTROL:
+            self.pos += 2
+            return _CONTROL[c]
+        if c == "c":
+            nxt = self.peek(2)
+            ok = nxt.isascii() and (
+                nxt.isalpha() or (in_class and not self.u and (nxt.isdigit() or nxt == "_"))
+            )
+            if ok:
+                self.pos += 3
+                return ord(nxt) % 32
+            if self.u:
+                raise JSSyntaxError("Invalid unicode escape")
+            self.pos += 1
+            return ord("\\")
+        if c == "x":
+            if _HEX2.fullmatch(self.src, self.pos + 2, self.pos + 4):
+                self.pos += 4
+                return int(self.src[self.pos - 2 : self.pos], 16)
+            if self.u:
+                raise JSSyntaxError("Invalid escape")
+            self.pos += 2
+            return ord("x")
+        if c == "u":
+            return self.unicode_escape()
+        if self.u:
+            if c in _SYNTAX or c == "/" or (in_class and c == "-"):
+                self.pos += 2
+                return ord(c)
+            raise JSSyntaxError("Invalid escape")
+        if c == "k" and self.names:
+            raise JSSyntaxError("Invalid named reference")
+        self.pos += 2
+        return ord(c)
+
+    def unicode_escape(self) -> int:
+        p = self.pos
+        if self.u and self.peek(2) == "{":
+            end = self.src.find("}", p + 3)
+            digits = self.src[p + 3 : end] if end > 0 else ""
+            if not digits or not all(ch in "0123456789abcdefABCDEF" for ch in digits):
+                raise JSSyntaxError("Invalid Unicode escape")
+            cp = int(digits, 16)
+            if cp > 0x10FFFF:
+                raise JSSyntaxError("Invalid Unicode escape")
+            self.pos = end + 1
+            return cp
+        if not _HEX4.fullmatch(self.src, p + 2, p + 6):
+            if self.u:
+                raise JSSyntaxError("Invalid Unicode escape")
+            self.pos += 2
+            return ord("u")
+        cp = int(self.src[p + 2 : p + 6], 16)
+        self.pos = p + 6
+        pair = (
+            self.u
+            and 0xD800 <= cp <= 0xDBFF
+            and self.src.startswith("\\u", self.pos)
+            and _HEX4.fullmatch(self.src, self.pos + 2, self.pos + 6)
+        )
+        if pair:
+            lo = int(self.src[self.pos + 2 : self.pos + 6], 16)
+            if 0xDC00 <= lo <= 0xDFFF:
+                self.pos += 6
+                return 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+        return cp
+
+    # --- classes -----------------------------------------------------------------------------
+
+    def char_class(self) -> Frag:
+        self.pos += 1
+        negate = self.peek() == "^"
+        if negate:
+            self.pos += 1
+        acc = CharSet()
+        while True:
+            if self.pos >= len(self.src):
+                raise JSSyntaxError("Unterminated character class")
+            if self.peek() == "]":
+                self.pos += 1
+                break
+            a = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                self.pos += 1
+                b = self.class_atom()
+                if isinstance(a, int) and isinstance(b, int):
+                    if a > b:
+                        raise JSSyntaxError("Range out of order in character class")
+                    acc = acc.union(CharSet(ranges=((a, b),)))
+                    continue
+                if self.u:
+                    raise JSSyntaxError("Invalid character class")
+                acc = acc.union(char_set(ord("-")))
+                acc = acc.union(b if isinstance(b, CharSet) else char_set(b))
+            acc = acc.union(a if isinstance(a, CharSet) else char_set(a))
+        return self.set_frag(acc, negate=negate)
+
+    def class_atom(self) -> int | CharSet:
+        c = self.peek()
+        if c != "\\":
+            self.pos += 1
+            return ord(c)
+        e = self.peek(1)
+        if e == "":
+            raise JSSyntaxError("\\ at end of pattern")
+        if e in CLASS_ESCAPES:
+            self.pos += 2
+            return self.class_escape(e)
+        if e in ("p", "P") and self.u:
+            return self.property()
+        if e == "b":
+            self.pos += 2
+            return 8
+        if e == "-" and self.u:
+            self.pos += 2
+            return ord("-")
+        if e.isascii() and e.isdigit():
+            if self.u:
+                if e == "0" and not (self.peek(2).isascii() and self.peek(2).isdigit()):
+                    self.pos += 2
+                    return 0
+                raise JSSyntaxError("Invalid class escape")
+            if e in "89":
+                self.pos += 2
+                return ord(e)
+            return self.octal()
+        if self.u and e == "B":
+            raise JSSyntaxError("Invalid escape")
+        return self.char_escape(in_class=True)
