@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from worldinfo._js import to_utf16_units
-
 from worldinfo._jsregex_chars import (
     ANY,
     CLASS_ESCAPES,
