@@ -16,16 +16,7 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import JSONValue, UNDEFINED
-try:
-    from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexTimeout, regex_key
-except ModuleNotFoundError:  # TEMP until the regex module lands
-    DEFAULT_TIMEOUT = 0.25
-
-    class RegexTimeout(Exception):  # type: ignore[no-redef]
-        pass
-
-    def regex_key(key):  # type: ignore[no-untyped-def,misc]
-        return None
+from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexTimeout, regex_key
 from worldinfo.types import ScanState, Settings
 
 MATCHER = "\x01"
