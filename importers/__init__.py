@@ -1,1 +1,40 @@
-"""Importers: shared lorebook formats -> worldinfo books (being built; see issue 4)."""
+"""Importers: every lorebook people share -> worldinfo books, safely; and back.
+
+``load(path_or_bytes)`` detects the format (SillyTavern world JSON, character cards V1/V2/V3
+as JSON, PNG or CHARX, NovelAI ``.lorebook``/``.story``, Agnai memory books, RisuAI
+lorebook exports, KoboldAI story saves, SillyTavern ``.jsonl`` chats) and converts it with
+SillyTavern's own rules. A broken or hostile file raises one ``LorebookImportError`` naming
+the file, the format and each problem's JSON path; ``iter_problems`` lists them instead.
+``trust=False`` neutralises what an untrusted file could use to force activation (see
+``importers.trust``). Exporters write SillyTavern world JSON, V2/V3 ``character_book``
+objects and PNG cards.
+"""
+
+from __future__ import annotations
+
+from importers.errors import LorebookImportError, Problem
+from importers.export import (
+    card_json,
+    character_book,
+    world_json,
+    write_png_card,
+)
+from importers.limits import DEFAULT_LIMITS, Limits
+from importers.load import analyse, iter_problems, load
+from importers.model import FORMATS, Imported
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "FORMATS",
+    "Imported",
+    "Limits",
+    "LorebookImportError",
+    "Problem",
+    "analyse",
+    "card_json",
+    "character_book",
+    "iter_problems",
+    "load",
+    "world_json",
+    "write_png_card",
+]

@@ -1,0 +1,100 @@
+"""SillyTavern chat files (``.jsonl``) and TavernAI's legacy JSON chats."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from importers.errors import Problem, Reject, reject
+from importers.jsonread import decode_text, load_json
+from importers.limits import Limits
+from worldinfo._js import JSONValue, to_string, truthy
+from worldinfo.types import Message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatRead:
+    """A chat: its header, ``chat_metadata`` and the messages in file order."""
+
+    header: dict[str, JSONValue]
+    metadata: dict[str, JSONValue]
+    messages: tuple[Message, ...]
+
+
+def is_chat_header(obj: JSONValue) -> bool:
+    """True for a SillyTavern chat header line (``user_name`` or ``character_name``)."""
+    return isinstance(obj, dict) and ("user_name" in obj or "character_name" in obj)
+
+
+def _mes(v: JSONValue) -> str:
+    if isinstance(v, dict) and "message" in v:  # Chub exports: {message: ...}
+        v = v["message"]
+    if v is None:
+        return ""
+    return v if isinstance(v, str) else to_string(v)
+
+
+def message_from(obj: Mapping[str, JSONValue]) -> Message:
+    """A ``Message`` from one stored message object (loose values coerced)."""
+    name = obj.get("name")
+    return Message(
+        name=name if isinstance(name, str) else to_string(name) if name is not None else "",
+        mes=_mes(obj.get("mes")),
+        is_user=truthy(obj.get("is_user")),
+        is_system=truthy(obj.get("is_system")),
+    )
+
+
+def read_jsonl(raw: bytes, *, limits: Limits) -> ChatRead:
+    """Read a ``.jsonl`` chat: line 1 is the header, the others are messages.
+
+    SillyTavern's reader skips lines that do not parse; so does this one, except the
+    header, which must be an object with ``user_name`` (or ``character_name``).
+
+    Raises:
+        Reject: on a bad header, a ``chat_metadata`` that is not an object, or too many lines.
+    """
+    text = decode_text(raw)
+    lines = text.split("\n")
+    if len(lines) > limits.max_chat_lines:
+        raise reject("$", f"more than {limits.max_chat_lines} chat lines; refused")
+    header = load_json(lines[0], max_depth=limits.max_json_depth, where="$.0")
+    if not is_chat_header(header):
+        raise reject("$.0", "chat header must be an object with user_name or character_name")
+    meta = header.get("chat_metadata", {})
+    if not isinstance(meta, dict):
+        raise reject("$.0.chat_metadata", "must be an object")
+    messages: list[Message] = []
+    problems: list[Problem] = []
+    for i, line in enumerate(lines[1:], start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = load_json(line, max_depth=limits.max_json_depth, where=f"$.{i}")
+        except Reject as exc:
+            if any("refused" in p.message for p in exc.problems):
+                problems.extend(exc.problems)
+            continue
+        if isinstance(obj, dict):
+            messages.append(message_from(obj))
+    if problems:
+        raise Reject(problems)
+    return ChatRead(header=dict(header), metadata=dict(meta), messages=tuple(messages))
+
+
+def read_legacy(items: list[JSONValue]) -> ChatRead:
+    """TavernAI's pre-JSONL chat: an array of ``"Name: text"`` strings.
+
+    The speaker is the text before the first ``": "``; there is no header, so no message
+    is marked as the user's.
+
+    Raises:
+        Reject: when an item is not a string.
+    """
+    messages = []
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise reject(f"$.{i}", "legacy chat lines must be strings")
+        name, sep, mes = item.partition(": ")
+        messages.append(Message(name=name if sep else "", mes=mes if sep else item))
+    return ChatRead(header={}, metadata={}, messages=tuple(messages))

@@ -1,0 +1,57 @@
+"""JSON Schema validation (draft 2020-12), one schema file per input format."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+from importers.errors import Problem
+from worldinfo._js import JSONValue
+
+_HERE = Path(__file__).resolve().parent
+
+
+def schema_dir() -> Path:
+    """Where the schema files are: next to the package (wheel) or at the repository root."""
+    for candidate in (_HERE / "schemas", _HERE.parent / "schemas"):
+        if (candidate / "st-world.schema.json").is_file():
+            return candidate
+    raise FileNotFoundError("importers: schema files not found")
+
+
+def schema_names() -> tuple[str, ...]:
+    """Every format that has a schema (file names without ``.schema.json``)."""
+    return tuple(sorted(p.name[: -len(".schema.json")] for p in schema_dir().glob("*.schema.json")))
+
+
+@functools.cache
+def validator(name: str) -> Any:
+    """The compiled validator for format ``name`` (e.g. ``st-world``)."""
+    schema = json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _path(base: str, parts: object) -> str:
+    out = base
+    for p in parts:  # type: ignore[attr-defined]
+        out += f".{p}"
+    return out
+
+
+def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> Iterator[Problem]:
+    """Yield one ``Problem`` per schema violation of ``value`` against format ``name``.
+
+    Args:
+        name: the schema (format) name.
+        value: the parsed JSON value.
+        where: JSON path of ``value`` inside the file.
+    """
+    errors = sorted(validator(name).iter_errors(value), key=lambda e: list(map(str, e.path)))
+    for err in errors:
+        yield Problem(_path(where, err.absolute_path), err.message[:300])
