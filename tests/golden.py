@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from known_divergences import KNOWN_DIVERGENCES
+
 from worldinfo.conformance import Outcome, run_file
 
 ROOT = Path(__file__).resolve().parent.parent

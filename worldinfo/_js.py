@@ -22,7 +22,7 @@ class Undefined:
 
     _instance: Undefined | None = None
 
-    def __new__(cls) -> Undefined:
+    def __new__(cls) -> Undefined:  # noqa: PYI034
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -105,7 +105,7 @@ def truthy(v: JSONValue) -> bool:
     if v is True:
         return True
     if isinstance(v, (int, float)):
-        return v == v and v != 0
+        return not math.isnan(v) and v != 0
     if isinstance(v, str):
         return v != ""
     return True
@@ -188,7 +188,7 @@ def js_round(x: float) -> float:
     return float(f + 1) if x - f >= 0.5 else float(f)
 
 
-def format_number(x: float | int) -> str:
+def format_number(x: float) -> str:
     """``Number.prototype.toString()`` (shortest round-trip, JavaScript exponent rules)."""
     if isinstance(x, bool):
         return "true" if x else "false"
@@ -208,8 +208,10 @@ def format_number(x: float | int) -> str:
     int_part, _, frac = mant.partition(".")
     digits = (int_part + frac).lstrip("0")
     # position of the decimal point relative to the start of `digits`
-    point = len(int_part.lstrip("0")) + exp if int_part.strip("0") else exp - (
-        len(frac) - len(frac.lstrip("0"))
+    point = (
+        len(int_part.lstrip("0")) + exp
+        if int_part.strip("0")
+        else exp - (len(frac) - len(frac.lstrip("0")))
     )
     digits = digits.rstrip("0") or "0"
     k, n = len(digits), point
@@ -466,7 +468,7 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
 
     def cmp(p: tuple[float, int], q: tuple[float, int]) -> int:
         d = q[0] - p[0]
-        if d != d or d == 0:
+        if math.isnan(d) or d == 0:
             return 0
         return -1 if d < 0 else 1
 

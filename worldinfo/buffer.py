@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
-from worldinfo._js import JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexTimeout, regex_key
 from worldinfo.types import ScanState, Settings
 
@@ -108,8 +108,7 @@ class ScanBuffer:
     def _build(self, d: float, flags: tuple[bool, ...], state: ScanState) -> str:
         if d <= 0:
             return ""
-        if d > MAX_SCAN_DEPTH:
-            d = MAX_SCAN_DEPTH
+        d = min(d, MAX_SCAN_DEPTH)
         n = 0 if math.isnan(d) else int(d)
         parts = [MATCHER + JOINER.join(self._depth[:n])]
         for on, (_, name) in zip(flags, MATCH_FLAGS):

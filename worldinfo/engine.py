@@ -7,14 +7,14 @@ the specification's sections.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
-from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.buffer import ScanBuffer, ScanData
 from worldinfo.gathering import BookSelection, load_lore, select_books, sort_lore
-from worldinfo.groups import filter_groups
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook, assemble, authors_note
 from worldinfo.result import ScanResult
@@ -23,6 +23,8 @@ from worldinfo.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.types import Book, ScanState, Settings
 
 Entry = dict[str, JSONValue]
+NO_SCAN_DATA = ScanData()
+DEFAULT_MACROS = Macros()
 TokenCounter = Callable[[str], int]
 
 
@@ -66,7 +68,7 @@ def compute_budget(settings: Settings, max_context: JSONValue) -> int:
     if pct > 100:
         pct = 25
     budget = _js.js_round(pct * _js.to_number(max_context) / 100)
-    if budget == 0 or budget != budget:
+    if budget == 0 or math.isnan(budget):
         budget = 1
     cap = _js.to_number(settings.budget_cap)
     if cap > 0 and budget > cap:
@@ -82,7 +84,7 @@ def check(
     settings: Settings,
     max_context: JSONValue,
     rng: Callable[[], float],
-    scan_data: ScanData = ScanData(),
+    scan_data: ScanData = NO_SCAN_DATA,
     inject: Sequence[JSONValue] = (),
     timed_world_info: JSONValue = None,
     dry_run: bool = False,
@@ -90,7 +92,7 @@ def check(
     forced: Sequence[Mapping[str, JSONValue]] = (),
     authors_note_text: str | None = None,
     count_tokens: TokenCounter = _js.st_token_estimate,
-    substitute: Substitute = Macros(),
+    substitute: Substitute = DEFAULT_MACROS,
     regex_hook: RegexHook | None = None,
     sources: Sequence[ActivationSource] = (),
     context: ScanContext | None = None,
@@ -123,11 +125,24 @@ def check(
     timed_state = normalise(timed_world_info)
     try:
         return _check(
-            books, chat, selection=selection, settings=settings, max_context=max_context,
-            rng=rng, scan_data=scan_data, inject=inject, timed_state=timed_state,
-            dry_run=dry_run, character=character, forced=forced,
-            authors_note_text=authors_note_text, count_tokens=count_tokens,
-            substitute=substitute, regex_hook=regex_hook, sources=sources, context=context,
+            books,
+            chat,
+            selection=selection,
+            settings=settings,
+            max_context=max_context,
+            rng=rng,
+            scan_data=scan_data,
+            inject=inject,
+            timed_state=timed_state,
+            dry_run=dry_run,
+            character=character,
+            forced=forced,
+            authors_note_text=authors_note_text,
+            count_tokens=count_tokens,
+            substitute=substitute,
+            regex_hook=regex_hook,
+            sources=sources,
+            context=context,
         )
     except JSError as exc:
         return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
@@ -176,9 +191,17 @@ def _check(
         if "world" in obj and "uid" in obj:
             registry[entry_key(obj)] = dict(obj)
     scan = _Scan(
-        settings=settings, buffer=buffer, timed=timed, entries=entries,
-        index={id(e): i for i, e in enumerate(entries)}, rng=rng, count_tokens=count_tokens,
-        substitute=substitute, character=character, forced=registry, budget=budget,
+        settings=settings,
+        buffer=buffer,
+        timed=timed,
+        entries=entries,
+        index={id(e): i for i, e in enumerate(entries)},
+        rng=rng,
+        count_tokens=count_tokens,
+        substitute=substitute,
+        character=character,
+        forced=registry,
+        budget=budget,
         trigger=scan_data.trigger,
     )
     _init_delay_levels(scan)
@@ -262,14 +285,18 @@ def _next_state(scan: _Scan, successful: list[Entry]) -> ScanState:
     ):
         nxt = ScanState.RECURSION
     min_act = _js.to_number(s.min_activations)
-    if nxt == ScanState.NONE and not scan.overflowed and min_act > 0:
-        if len(scan.activated) < min_act:
-            depth = scan.buffer.global_depth()
-            depth_max = _js.to_number(s.min_activations_depth_max)
-            over = (depth_max > 0 and depth > depth_max) or depth > len(scan.buffer.chat)
-            if not over:
-                nxt = ScanState.MIN_ACTIVATIONS
-                scan.buffer.advance_scan()
+    if (
+        nxt == ScanState.NONE
+        and not scan.overflowed
+        and min_act > 0
+        and len(scan.activated) < min_act
+    ):
+        depth = scan.buffer.global_depth()
+        depth_max = _js.to_number(s.min_activations_depth_max)
+        over = (depth_max > 0 and depth > depth_max) or depth > len(scan.buffer.chat)
+        if not over:
+            nxt = ScanState.MIN_ACTIVATIONS
+            scan.buffer.advance_scan()
     if nxt == ScanState.NONE and scan.pending_levels:
         nxt = ScanState.RECURSION
         scan.current_level = scan.pending_levels.pop(0)
@@ -285,10 +312,15 @@ def _scan_done(
     successful: list[Entry],
 ) -> None:
     state = LoopState(
-        loop=count, current=current, candidates=candidates, successful=successful,
-        activated=list(scan.activated.values()), next=scan.state,
+        loop=count,
+        current=current,
+        candidates=candidates,
+        successful=successful,
+        activated=list(scan.activated.values()),
+        next=scan.state,
         recursed_text=scan.all_activated_text,
-        current_delay_level=_js.to_number(scan.current_level), budget=scan.budget,
+        current_delay_level=_js.to_number(scan.current_level),
+        budget=scan.budget,
         overflowed=scan.overflowed,
     )
     for source in sources:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from worldinfo import _js
-from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.sources.base import LoadedLore
 from worldinfo.types import Book
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
-from worldinfo._js import JSError, JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.buffer import ScanBuffer
 from worldinfo.timed_effects import TimedEffects
 from worldinfo.types import ScanState
@@ -48,15 +48,11 @@ def score(buffer: ScanBuffer, entry: Entry, state: ScanState) -> int:
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
         return 0
-    primary = sum(
-        1 for k in keys if isinstance(k, str) and buffer.match_key(haystack, k, entry)
-    )
+    primary = sum(1 for k in keys if isinstance(k, str) and buffer.match_key(haystack, k, entry))
     secondary = entry.get("keysecondary", UNDEFINED)
     if not isinstance(secondary, list) or not secondary:
         return primary
-    hits = sum(
-        1 for k in secondary if isinstance(k, str) and buffer.match_key(haystack, k, entry)
-    )
+    hits = sum(1 for k in secondary if isinstance(k, str) and buffer.match_key(haystack, k, entry))
     logic = entry.get("selectiveLogic", UNDEFINED)
     if _js.strict_eq(logic, 0):
         return primary + hits

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
-from worldinfo._js import JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position
 
@@ -84,8 +84,6 @@ def authors_note(note: str, *, top: Sequence[str], bottom: Sequence[str]) -> str
     """The note with WI top/bottom entries around it; one leading and one trailing newline
     removed (R71, Q25)."""
     text = "\n".join(top) + "\n" + note + "\n" + "\n".join(bottom)
-    if text.startswith("\n"):
-        text = text[1:]
-    if text.endswith("\n"):
-        text = text[:-1]
+    text = text.removeprefix("\n")
+    text = text.removesuffix("\n")
     return text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from worldinfo import _js
-from worldinfo._js import JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.groups import filter_groups
 from worldinfo.timed_effects import entry_key
 from worldinfo.types import ScanState
@@ -31,8 +31,12 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
     )
     base_tokens = scan.count_tokens(scan.all_activated_text)
     filter_groups(
-        candidates, activated=scan.activated, buffer=scan.buffer, state=scan.state,
-        timed=scan.timed, rng=scan.rng,
+        candidates,
+        activated=scan.activated,
+        buffer=scan.buffer,
+        state=scan.state,
+        timed=scan.timed,
+        rng=scan.rng,
     )
     _probability_and_budget(scan, candidates, base_tokens)
     successful = [e for e in candidates if id(e) not in scan.failed]
@@ -73,9 +77,11 @@ def _select(scan: _Scan, entry: Entry) -> Entry | None:
     if _js.loose_eq_true(entry.get("disable", UNDEFINED)):
         return None
     triggers = entry.get("triggers", UNDEFINED)
-    if isinstance(triggers, list) and triggers and scan.trigger not in [
-        t for t in triggers if isinstance(t, str)
-    ]:
+    if (
+        isinstance(triggers, list)
+        and triggers
+        and scan.trigger not in [t for t in triggers if isinstance(t, str)]
+    ):
         return None
     if _filtered_by_character(scan, entry):
         return None
@@ -87,9 +93,12 @@ def _select(scan: _Scan, entry: Entry) -> Entry | None:
         return None
     delay_level = entry.get("delayUntilRecursion", UNDEFINED)
     recursion = scan.state == ScanState.RECURSION
-    if not is_sticky and _js.truthy(delay_level):
-        if not recursion or _js.gt(delay_level, scan.current_level):
-            return None
+    if (
+        not is_sticky
+        and _js.truthy(delay_level)
+        and (not recursion or _js.gt(delay_level, scan.current_level))
+    ):
+        return None
     if (
         recursion
         and _js.truthy(scan.settings.recursive)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from worldinfo._js import JSONValue, UNDEFINED, canonical
+from worldinfo._js import UNDEFINED, JSONValue, canonical
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,7 +67,7 @@ class ScanResult:
         """The result in the golden cases' field names, canonicalised (sorted keys)."""
         if self.error is not None:
             return {"error": self.error}
-        return canonical(
+        out: dict[str, JSONValue] = canonical(
             {
                 "activated": [{"world": w, "uid": u} for w, u in self.activated_keys],
                 "before": self.before,
@@ -82,3 +82,4 @@ class ScanResult:
                 "warnings": list(self.warnings),
             }
         )
+        return out

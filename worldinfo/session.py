@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from worldinfo import _js
-from worldinfo._js import JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.buffer import ScanData
 from worldinfo.engine import CharacterIdentity, TokenCounter, check
 from worldinfo.gathering import BookSelection, sorted_entries
@@ -27,6 +27,8 @@ AN_KEY = "2_floating_prompt"
 QUIET_KEY = "QUIET_PROMPT"
 PERSONA_KEY = "PERSONA_DESCRIPTION"
 DEPTH_KEY = "DEPTH_PROMPT"
+DEFAULT_SETTINGS = Settings()
+DEFAULT_PERSONA = Persona()
 
 
 @dataclass(slots=True)
@@ -73,10 +75,10 @@ class Session:
         self,
         *,
         books: Mapping[str, Book],
-        settings: Settings = Settings(),
+        settings: Settings = DEFAULT_SETTINGS,
         global_books: Sequence[str] = (),
         character: Character | None = None,
-        persona: Persona = Persona(),
+        persona: Persona = DEFAULT_PERSONA,
         chat: Iterable[Message] = (),
         chat_metadata: Mapping[str, JSONValue] | None = None,
         chat_book: str | None = None,
@@ -187,7 +189,9 @@ class Session:
         if self.chat and isinstance(self.chat[0].mes, str):
             first = self.chat[0]
             self.chat[0] = Message(
-                name=first.name, mes=self.macros(first.mes), is_user=first.is_user,
+                name=first.name,
+                mes=self.macros(first.mes),
+                is_user=first.is_user,
                 is_system=first.is_system,
             )
         core = [m for m in self.chat if not m.is_system]
@@ -279,9 +283,12 @@ class Session:
         chat_for_wi = [f"{m.name}: {_js.to_string(m.mes)}" if names else m.mes for m in core]
         chat_for_wi.reverse()
         context = ScanContext(
-            chat=tuple(self.chat), chat_for_wi=tuple(chat_for_wi),
+            chat=tuple(self.chat),
+            chat_for_wi=tuple(chat_for_wi),
             books=tuple(self.books[n] for n in self.selection_names() if n in self.books),
-            settings=self.settings, trigger=data.trigger, dry_run=dry_run,
+            settings=self.settings,
+            trigger=data.trigger,
+            dry_run=dry_run,
         )
         forced: list[Mapping[str, JSONValue]] = []
         if not dry_run:
@@ -290,16 +297,26 @@ class Session:
         forced = list(self._forced.values()) + forced
         note = self._prompts.get(AN_KEY)
         result = check(
-            self.books, chat_for_wi, selection=self.selection, settings=self.settings,
-            max_context=self.max_context, rng=self.rng, scan_data=data,
+            self.books,
+            chat_for_wi,
+            selection=self.selection,
+            settings=self.settings,
+            max_context=self.max_context,
+            rng=self.rng,
+            scan_data=data,
             inject=[p.value for p in self._prompts.values() if p.scan],
-            timed_world_info=self.chat_metadata.get("timedWorldInfo"), dry_run=dry_run,
-            character=self._identity(), forced=forced,
+            timed_world_info=self.chat_metadata.get("timedWorldInfo"),
+            dry_run=dry_run,
+            character=self._identity(),
+            forced=forced,
             authors_note_text=(
                 _js.to_string(note.value) if self._should_add_note and note else None
             ),
-            count_tokens=self.count_tokens, substitute=self.macros,
-            regex_hook=self.regex_hook, sources=self.sources, context=context,
+            count_tokens=self.count_tokens,
+            substitute=self.macros,
+            regex_hook=self.regex_hook,
+            sources=self.sources,
+            context=context,
         )
         self.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
         if result.forced_consumed:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
-from worldinfo._js import JSONValue, UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 
 TYPES = ("sticky", "cooldown")
 
@@ -25,9 +25,7 @@ def entry_key(entry: Mapping[str, JSONValue]) -> str:
 
 def normalise(state: JSONValue) -> dict[str, JSONValue]:
     """Return a normalised deep copy of ``timedWorldInfo`` (done on every scan, R60)."""
-    out: dict[str, JSONValue] = (
-        copy.deepcopy(state) if isinstance(state, dict) else {}
-    )
+    out: dict[str, JSONValue] = copy.deepcopy(state) if isinstance(state, dict) else {}
     for t in TYPES:
         records = out.get(t)
         if not isinstance(records, (dict, list)):
@@ -35,9 +33,7 @@ def normalise(state: JSONValue) -> dict[str, JSONValue]:
             continue
         if isinstance(records, list):
             records = {str(i): v for i, v in enumerate(records)}
-        out[t] = {
-            k: v for k, v in records.items() if _js.truthy(v) and isinstance(v, (dict, list))
-        }
+        out[t] = {k: v for k, v in records.items() if _js.truthy(v) and isinstance(v, (dict, list))}
     return out
 
 

@@ -183,7 +183,9 @@ class Book:
     extra: Mapping[str, JSONValue] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, name: str, obj: Mapping[str, JSONValue], *, origin: Origin | None = None) -> Book:
+    def from_json(
+        cls, name: str, obj: Mapping[str, JSONValue], *, origin: Origin | None = None
+    ) -> Book:
         """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives)."""
         raw = obj.get("entries")
         extra = {k: v for k, v in obj.items() if k != "entries"}

@@ -13,16 +13,29 @@ from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
 FIELDS = (
-    "activated", "before", "after", "depth", "an_before", "an_after", "em", "outlets",
-    "an_prompt", "rng_calls", "scan_loops", "chat_metadata", "error",
+    "activated",
+    "before",
+    "after",
+    "depth",
+    "an_before",
+    "an_after",
+    "em",
+    "outlets",
+    "an_prompt",
+    "rng_calls",
+    "scan_loops",
+    "chat_metadata",
+    "error",
 )
 
 
 def message(obj: Mapping[str, JSONValue]) -> Message:
     """A case message."""
     return Message(
-        name=obj.get("name", ""), mes=obj.get("mes", ""),
-        is_user=bool(obj.get("is_user")), is_system=_js.truthy(obj.get("is_system")),
+        name=obj.get("name", ""),
+        mes=obj.get("mes", ""),
+        is_user=bool(obj.get("is_user")),
+        is_system=_js.truthy(obj.get("is_system")),
     )
 
 
@@ -34,10 +47,15 @@ def session_for(case: Mapping[str, JSONValue]) -> Session:
     if isinstance(c, dict):
         role = {"system": 0, "user": 1, "assistant": 2}
         character = Character(
-            name=c.get("name", ""), avatar=c.get("avatar", ""), tags=tuple(c.get("tags") or ()),
-            book=c.get("book") or None, extra_books=tuple(c.get("extra_books") or ()),
-            description=c.get("description", ""), personality=c.get("personality", ""),
-            scenario=c.get("scenario", ""), depth_prompt=c.get("depth_prompt", ""),
+            name=c.get("name", ""),
+            avatar=c.get("avatar", ""),
+            tags=tuple(c.get("tags") or ()),
+            book=c.get("book") or None,
+            extra_books=tuple(c.get("extra_books") or ()),
+            description=c.get("description", ""),
+            personality=c.get("personality", ""),
+            scenario=c.get("scenario", ""),
+            depth_prompt=c.get("depth_prompt", ""),
             depth_prompt_depth=c.get("depth_prompt_depth", 4),
             depth_prompt_role=c.get("depth_prompt_role", "system"),
             creator_notes=c.get("creator_notes", ""),
@@ -45,19 +63,28 @@ def session_for(case: Mapping[str, JSONValue]) -> Session:
         del role
     p = case.get("persona") or {}
     persona = Persona(
-        name=p.get("name", "User"), description=p.get("description", ""),
-        book=p.get("book") or None, position=p.get("position", 0),
-        depth=p.get("depth", 2), role=p.get("role", 0),
+        name=p.get("name", "User"),
+        description=p.get("description", ""),
+        book=p.get("book") or None,
+        position=p.get("position", 0),
+        depth=p.get("depth", 2),
+        role=p.get("role", 0),
     )
     note = (case.get("extension_settings") or {}).get("note") or {}
     seed = case["rng"]["seed"]
     return Session(
-        books=books, settings=Settings.from_json(case["settings"]),
-        global_books=case.get("global_books") or (), character=character, persona=persona,
+        books=books,
+        settings=Settings.from_json(case["settings"]),
+        global_books=case.get("global_books") or (),
+        character=character,
+        persona=persona,
         chat=[message(m) for m in case.get("chat") or ()],
-        chat_metadata=case.get("chat_metadata") or {}, chat_book=case.get("chat_book"),
-        max_context=case["max_context"], allow_wi_scan=bool(note.get("allowWIScan", False)),
-        fresh_chat_load=bool(case.get("fresh_chat_load", False)), rng=_js.mulberry32(seed),
+        chat_metadata=case.get("chat_metadata") or {},
+        chat_book=case.get("chat_book"),
+        max_context=case["max_context"],
+        allow_wi_scan=bool(note.get("allowWIScan", False)),
+        fresh_chat_load=bool(case.get("fresh_chat_load", False)),
+        rng=_js.mulberry32(seed),
     )
 
 
