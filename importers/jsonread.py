@@ -69,6 +69,8 @@ def load_json(raw: bytes | str, *, max_depth: int, where: str = "$") -> JSONValu
         return reorder(json.loads(text, parse_constant=_no_constants))
     except json.JSONDecodeError as exc:
         msg = f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        if exc.pos >= len(text.rstrip()):
+            msg = f"JSON ends unexpectedly at line {exc.lineno} (truncated file?)"
         raise reject(where, msg) from None
     except (ValueError, RecursionError) as exc:
         raise reject(where, f"invalid JSON: {exc}") from None
