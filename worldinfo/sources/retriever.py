@@ -97,6 +97,34 @@ class RecordStore(Protocol):
         """The record of an exchange, if stored."""
         ...
 
+    def source_refs(self) -> Iterator[str]:
+        """Identities of the stored exchanges."""
+        ...
+
+    def record(self, record_id: int) -> Record | None:
+        """A live record by id."""
+        ...
+
+    def neighbours(
+        self, record_id: int, *, before: int, after: int
+    ) -> tuple[list[Record], list[Record]]:
+        """Live records just before and just after a record (F11)."""
+        ...
+
+    def is_stop(self, word: str) -> bool:
+        """Whether a word is a stop-word under the current counts (unknown words are not)."""
+        ...
+
+    def tokens(self, text: str) -> list[str]:
+        """Tokenise with the store's tokeniser mode."""
+        ...
+
+    def keywords(
+        self, message: str, previous_reply: str = "", *, lore: frozenset[str] = frozenset()
+    ) -> tuple[Keyword, ...]:
+        """Select the query's keywords (F6-F9)."""
+        ...
+
     def __len__(self) -> int: ...
 
     def close(self) -> None:
@@ -122,6 +150,25 @@ class Retriever:
         """The record of an exchange, if stored."""
         rid = self.index.by_ref.get(source_ref)
         return None if rid is None else self.index.records[rid]
+
+    def source_refs(self) -> Iterator[str]:
+        """Identities of the stored exchanges."""
+        return iter(list(self.index.by_ref))
+
+    def record(self, record_id: int) -> Record | None:
+        """A live record by id."""
+        return self.index.records.get(record_id)
+
+    def neighbours(
+        self, record_id: int, *, before: int, after: int
+    ) -> tuple[list[Record], list[Record]]:
+        """Live records just before and just after a record (F11)."""
+        return self.index.neighbours(record_id, before=before, after=after)
+
+    def is_stop(self, word: str) -> bool:
+        """Whether a word is a stop-word under the current counts (unknown words are not)."""
+        wid = self.index.word_ids.get(word)
+        return wid is not None and self.index.is_stop(wid)
 
     def tokens(self, text: str) -> list[str]:
         """Tokenise ``text`` with this store's tokeniser mode."""

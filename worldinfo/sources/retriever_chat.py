@@ -1,0 +1,161 @@
+"""Chats as exchanges: the retriever's unit of ingest, with a stable identity (F15, F17).
+
+An exchange is a run of user messages followed by a run of character messages (system
+messages are skipped; character messages before the first user message, such as the
+greeting, belong to no exchange; a trailing user run without a reply is not finished yet).
+Its identity is ``<chat id>#<ordinal>:<hash of the two texts>``: ingesting the same chat
+twice is a no-op, and an edited, swiped or deleted exchange gets a different identity, so
+syncing a chat deletes the old record and ingests the new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from worldinfo.sources.retriever import RecordStore
+from worldinfo.types import Message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exchange:
+    """One finished exchange of a chat."""
+
+    source_ref: str
+    user: str
+    reply: str
+
+
+def exchange_ref(chat_id: str, ordinal: int, *, user: str, reply: str) -> str:
+    """Return the identity of an exchange (see the module docstring)."""
+    digest = hashlib.sha256(f"{user}\x00{reply}".encode()).hexdigest()[:16]
+    return f"{chat_id}#{ordinal}:{digest}"
+
+
+def exchanges(messages: Sequence[Message], *, chat_id: str) -> list[Exchange]:
+    """Return the finished exchanges of a chat, oldest first.
+
+    Args:
+        messages: the chat, oldest first.
+        chat_id: the namespace of the identities (one per chat).
+
+    Returns:
+        The exchanges, user runs and reply runs joined with line feeds.
+    """
+    out: list[Exchange] = []
+    users: list[str] = []
+    replies: list[str] = []
+
+    def flush() -> None:
+        if users and replies:
+            user, reply = "\n".join(users), "\n".join(replies)
+            ref = exchange_ref(chat_id, len(out), user=user, reply=reply)
+            out.append(Exchange(source_ref=ref, user=user, reply=reply))
+        users.clear()
+        replies.clear()
+
+    for msg in messages:
+        if msg.is_system:
+            continue
+        if msg.is_user:
+            if replies:
+                flush()
+            users.append(msg.mes)
+        elif users:
+            replies.append(msg.mes)
+    if replies:
+        flush()
+    return out
+
+
+def last_turn(messages: Sequence[Message]) -> tuple[str, str]:
+    """Return (newest user message, the character's reply just before it) of a chat."""
+    visible = [m for m in messages if not m.is_system]
+    for i in range(len(visible) - 1, -1, -1):
+        if visible[i].is_user:
+            before = (m.mes for m in reversed(visible[:i]) if not m.is_user)
+            return visible[i].mes, next(before, "")
+    return "", ""
+
+
+def parse_st_chat(text: str) -> tuple[dict[str, object], list[Message]]:
+    """Parse a SillyTavern ``.jsonl`` chat: (header line, messages).
+
+    Args:
+        text: the file's text (one JSON object per line; the first is the header).
+
+    Returns:
+        The header object (``{}`` if absent) and the messages in file order.
+
+    Raises:
+        ValueError: a line is not a JSON object.
+    """
+    header: dict[str, object] = {}
+    messages: list[Message] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {n}: not a JSON object")  # noqa: TRY004 (bad content)
+        if "mes" not in obj:
+            if n == 1:
+                header = obj
+            continue
+        messages.append(
+            Message(
+                name=str(obj.get("name") or ""),
+                mes=str(obj.get("mes") or ""),
+                is_user=bool(obj.get("is_user")),
+                is_system=bool(obj.get("is_system")),
+            )
+        )
+    return header, messages
+
+
+class ChatSync:
+    """Keeps a store in step with one chat: ingest new exchanges, delete vanished ones."""
+
+    def __init__(self, store: RecordStore, *, chat_id: str) -> None:
+        self.store = store
+        self.chat_id = chat_id
+        prefix = f"{chat_id}#"
+        self._known: list[str] = sorted(
+            (r for r in store.source_refs() if r.startswith(prefix)), key=_ordinal
+        )
+
+    def sync(self, messages: Sequence[Message]) -> tuple[int, int]:
+        """Bring the store in line with ``messages``; return (ingested, deleted)."""
+        return self.apply(exchanges(messages, chat_id=self.chat_id))
+
+    def apply(self, wanted: Sequence[Exchange]) -> tuple[int, int]:
+        """Bring the store in line with the exchange list ``wanted``; (ingested, deleted)."""
+        refs = [e.source_ref for e in wanted]
+        same = 0
+        for old, new in zip(self._known, refs, strict=False):
+            if old != new:
+                break
+            same += 1
+        keep = set(refs)
+        deleted = sum(self.store.delete(r) for r in self._known[same:] if r not in keep)
+        ingested = 0
+        for ex in wanted[same:]:
+            if self.store.ingest(ex.user, ex.reply, source_ref=ex.source_ref) is not None:
+                ingested += 1
+        self._known = refs
+        return ingested, deleted
+
+
+def _ordinal(ref: str) -> int:
+    try:
+        return int(ref.rpartition("#")[2].partition(":")[0])
+    except ValueError:
+        return -1
+
+
+def iter_exchanges(text: str, *, chat_id: str) -> Iterator[Exchange]:
+    """Exchanges of a SillyTavern ``.jsonl`` chat text (see ``parse_st_chat``)."""
+    _, messages = parse_st_chat(text)
+    yield from exchanges(messages, chat_id=chat_id)
