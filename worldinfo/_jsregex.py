@@ -141,7 +141,7 @@ def regex_key(key: str) -> RegexKey | None:
         log.debug("regex key %r is plain text: %s", key, exc)
         return None
     try:
-        compiled = regex.compile(tr.pattern, regex.V0 | (regex.IGNORECASE if tr.ignorecase else 0))
+        compiled = regex.compile(tr.pattern, regex.V0)
     except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
         log.warning("regex key %r accepted by V8 rules but not by regex: %s", key, exc)
         return None

@@ -7,8 +7,6 @@ which only occur with the ``u`` flag). Nothing here relies on ``regex``'s own ``
 
 from __future__ import annotations
 
-import bisect
-import functools
 from dataclasses import dataclass
 
 from worldinfo._js import JS_WHITESPACE
@@ -63,8 +61,9 @@ CLASS_ESCAPES: dict[str, Ranges] = {
     "S": complement(SPACE),
 }
 
-# With i and u, ſ (U+017F) and K (U+212A) fold into the word set: \W must leave them out.
-NOT_WORD_IU: Ranges = complement(normalize(WORD + ((0x17F, 0x17F), (0x212A, 0x212A))))
+# With i and u, ſ (U+017F) and K (U+212A) fold into the word set (\w, \W, \b).
+WORD_IU: Ranges = normalize(WORD + ((0x17F, 0x17F), (0x212A, 0x212A)))
+NOT_WORD_IU: Ranges = complement(WORD_IU)
 
 
 def escape_cp(cp: int) -> str:
@@ -101,57 +100,3 @@ class CharSet:
 def char_set(cp: int) -> CharSet:
     """The set holding one code point."""
     return CharSet(ranges=((cp, cp),))
-
-
-# --- case folding without the u flag (Canonicalize with toUpperCase) --------------------------
-
-
-def _canon(cp: int) -> int:
-    up = chr(cp).upper()
-    if len(up) != 1:
-        return cp
-    ucp = ord(up)
-    if cp >= 0x80 and ucp < 0x80:
-        return cp
-    return ucp
-
-
-@functools.cache
-def _fold_groups() -> tuple[tuple[int, ...], ...]:
-    """Groups of BMP code units that are equal under non-``u`` ignore-case (size > 1 only)."""
-    by_canon: dict[int, list[int]] = {}
-    for cp in range(0x10000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        by_canon.setdefault(_canon(cp), []).append(cp)
-    return tuple(tuple(g) for g in by_canon.values() if len(g) > 1)
-
-
-@functools.cache
-def _fold_index() -> dict[int, tuple[int, ...]]:
-    return {cp: g for g in _fold_groups() for cp in g}
-
-
-def fold_literal(cp: int) -> CharSet:
-    """The set of code units equal to ``cp`` under non-``u`` ignore-case matching."""
-    group = _fold_index().get(cp)
-    if group is None:
-        return char_set(cp)
-    return CharSet(ranges=normalize([(c, c) for c in group]))
-
-
-def _contains(ranges: Ranges, starts: list[int], cp: int) -> bool:
-    i = bisect.bisect_right(starts, cp) - 1
-    return i >= 0 and ranges[i][1] >= cp
-
-
-def fold_closure(cs: CharSet) -> CharSet:
-    """Close a set under non-``u`` ignore-case equality (for ``[…]`` and ``[^…]`` with ``i``)."""
-    starts = [lo for lo, _ in cs.ranges]
-    extra: list[tuple[int, int]] = []
-    for group in _fold_groups():
-        if any(_contains(cs.ranges, starts, c) for c in group):
-            extra.extend((c, c) for c in group)
-    if not extra:
-        return cs
-    return CharSet(ranges=normalize(cs.ranges + tuple(extra)), props=cs.props)

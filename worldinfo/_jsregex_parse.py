@@ -17,12 +17,12 @@ from worldinfo._jsregex_chars import (
     LINE_TERM,
     NOT_WORD_IU,
     WORD,
+    WORD_IU,
     CharSet,
     char_set,
     escape_cp,
-    fold_closure,
-    fold_literal,
 )
+from worldinfo._jsregex_fold import fold_closure, fold_literal
 from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
 from worldinfo._jsregex_props import property_class
 
@@ -36,6 +36,7 @@ _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
 _NOT_LT = CharSet(ranges=LINE_TERM).emit(negate=True)
 _W = CharSet(ranges=WORD).emit()
+_W_IU = CharSet(ranges=WORD_IU).emit()
 _ANY = CharSet(ranges=ANY).emit()
 
 
@@ -54,14 +55,12 @@ class Translation:
     """A translated pattern.
 
     Args:
-        pattern: ``regex`` V0 syntax.
-        ignorecase: compile with ``regex.IGNORECASE`` (only for ``i`` with ``u``).
+        pattern: ``regex`` V0 syntax (case-insensitivity already spelled out).
         exact_below: when set, a counted repeat was clipped; the translation is exact only
             for texts shorter than this many units.
     """
 
     pattern: str
-    ignorecase: bool
     exact_below: int | None
 
 
@@ -83,7 +82,7 @@ def translate(pattern: str, flags: str) -> Translation:
     frag = p.disjunction()
     if p.pos < len(p.src):
         raise JSSyntaxError("Unmatched ')'")
-    return Translation(pattern=frag.text, ignorecase=p.u and p.i, exact_below=p.exact_below)
+    return Translation(pattern=frag.text, exact_below=p.exact_below)
 
 
 def _units(s: str) -> str:
@@ -151,10 +150,11 @@ class _Parser:
             return Frag(f"(?!{_NOT_LT})" if self.m else "\\Z", 0, 1, quantifiable=False)
         if rest[:2] in ("\\b", "\\B"):
             self.pos += 2
+            w = _W_IU if self.u and self.i else _W
             if rest[1] == "b":
-                text = f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))"
+                text = f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))"
             else:
-                text = f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))"
+                text = f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}))"
             return Frag(text, 0, 1, quantifiable=False)
         if rest[:3] in ("(?=", "(?!"):
             self.pos += 3
@@ -255,15 +255,15 @@ class _Parser:
         return self.literal(ord(c))
 
     def literal(self, cp: int) -> Frag:
-        if self.i and not self.u:
-            folded = fold_literal(cp)
+        if self.i:
+            folded = fold_literal(cp, unicode=self.u)
             if len(folded.ranges) > 1 or folded.ranges[0][0] != folded.ranges[0][1]:
                 return Frag(folded.emit(), 1, 1)
         return Frag(escape_cp(cp), 1, 1)
 
     def set_frag(self, cs: CharSet, *, negate: bool = False) -> Frag:
-        if self.i and not self.u:
-            cs = fold_closure(cs)
+        if self.i:
+            cs = fold_closure(cs, unicode=self.u)
         return Frag(cs.emit(negate=negate), 1, 1)
 
     def group(self) -> Frag:
@@ -286,7 +286,7 @@ class _Parser:
     def backref(self, n: int) -> Frag:
         if n in self.open:
             return Frag("", 0, 1)
-        ref = f"(?i:\\{n})" if self.i and not self.u else f"(?:\\{n})"
+        ref = f"(?i:\\{n})" if self.i else f"(?:\\{n})"
         return Frag(f"(?({n}){ref})", 0, 1)
 
     def atom_escape(self) -> Frag:
