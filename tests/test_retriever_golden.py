@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from golden import GOLDEN, check_outcome, mark
 
 

@@ -1,0 +1,178 @@
+"""``worldinfo memory ingest|query``: the chat-history retriever's store from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from worldinfo._js import parse_json
+from worldinfo.sources.memory_mode import book_keys
+from worldinfo.sources.retriever import Retrieval
+from worldinfo.sources.retriever_chat import ChatSync, iter_exchanges
+from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_tokenize import lore_tokens
+from worldinfo.sources.store_sqlite import SqliteStore, StoreError, remove_database
+from worldinfo.types import Book
+
+PROGRESS_EVERY_S = 1.0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``memory`` sub-command and its ``ingest`` and ``query`` actions."""
+    p = sub.add_parser("memory", help="chat-history memory store (ingest, query)")
+    acts = p.add_subparsers(dest="memory_command", metavar="ACTION")
+    ing = acts.add_parser("ingest", help="ingest SillyTavern .jsonl chats into a store")
+    ing.add_argument("chats", nargs="+", metavar="CHAT.jsonl")
+    ing.add_argument("--db", required=True, metavar="FILE")
+    ing.add_argument("--chat-id", help="identity namespace (default: the file name stem)")
+    ing.add_argument(
+        "--rebuild", action="store_true", help="rebuild from scratch (chats in sorted order)"
+    )
+    ing.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
+    ing.set_defaults(func=run_ingest)
+    q = acts.add_parser("query", help="show keywords, scores and the pick for a message")
+    q.add_argument("text", metavar="TEXT")
+    q.add_argument("--db", required=True, metavar="FILE")
+    q.add_argument("--previous", default="", help="the character's previous reply")
+    q.add_argument("--lore", action="append", default=[], metavar="KEY", help="a lore key")
+    q.add_argument("--book", action="append", default=[], metavar="WORLD.json")
+    q.add_argument("--exclusion", type=int, default=RetrieverSettings().exclusion)
+    q.add_argument("--character", default=RetrieverSettings().character_name)
+    q.add_argument("--smoothing", action="store_true", help="neighbour-smoothed ranking (F12)")
+    q.add_argument("--top", type=int, default=5, help="candidates to list")
+    q.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.set_defaults(func=run_query)
+
+    def usage(_args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(func=usage)
+
+
+def _ingest_into(store: SqliteStore, chat: Path, chat_id: str) -> tuple[int, int, int]:
+    wanted = list(iter_exchanges(chat.read_text(encoding="utf-8"), chat_id=chat_id))
+    sync = ChatSync(store, chat_id=chat_id)
+    done = [0, 0]
+    last = time.monotonic()
+    step = 500
+    for start in range(0, len(wanted), step):
+        ingested, deleted = sync.apply(wanted[: start + step])
+        done[0] += ingested
+        done[1] += deleted
+        if time.monotonic() - last >= PROGRESS_EVERY_S:
+            last = time.monotonic()
+            print(f"  {chat.name}: {min(start + step, len(wanted))}/{len(wanted)}", file=sys.stderr)
+    return done[0], done[1], len(wanted)
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    """Ingest chats; each exchange is committed on its own (F15, F18)."""
+    settings = RetrieverSettings(punctuation=args.punctuation)
+    chats = sorted(map(Path, args.chats)) if args.rebuild else [Path(c) for c in args.chats]
+    target = Path(args.db)
+    db = target.with_name(target.name + ".rebuild") if args.rebuild else target
+    if args.rebuild:
+        remove_database(db)
+    try:
+        with SqliteStore(db, settings=settings) as store:
+            for chat in chats:
+                chat_id = args.chat_id or chat.stem
+                ing, dele, total = _ingest_into(store, chat, chat_id)
+                print(f"{chat}: {total} exchanges, {ing} ingested, {dele} deleted")
+            size = len(store)
+        if args.rebuild:
+            remove_database(target)
+            os.replace(db, target)
+    except (OSError, ValueError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{target}: {size} records")
+    return 0
+
+
+def _lore(args: argparse.Namespace) -> frozenset[str]:
+    keys: list[str] = list(args.lore)
+    for path in args.book:
+        data = parse_json(Path(path).read_bytes())
+        keys.extend(book_keys([Book.from_json(Path(path).stem, data)]))
+    return lore_tokens(keys, punctuation=args.punctuation)
+
+
+def _as_json(r: Retrieval, divisor: int) -> dict[str, object]:
+    return {
+        "keywords": [
+            {
+                "word": k.word,
+                "score": float(k.score),
+                "count": k.count,
+                "from_reply": k.from_reply,
+                "lore": k.lore,
+            }
+            for k in r.keywords
+        ],
+        "ranked": [
+            {
+                "record": s.record_id,
+                "score": s.s115 / divisor,
+                "s115": s.s115,
+                "rank": s.rank,
+                "matches": list(s.matches),
+                "kept": list(s.kept),
+            }
+            for s in r.ranked
+        ],
+        "pick": None if r.pick is None else {"record": r.pick.id, "source_ref": r.pick.source_ref},
+        "window": [rec.id for rec in r.window],
+        "block": r.block,
+    }
+
+
+def run_query(args: argparse.Namespace) -> int:
+    """Query a store and show the keywords, the ranked candidates and the pick."""
+    settings = RetrieverSettings(
+        exclusion=args.exclusion,
+        character_name=args.character,
+        smoothing=args.smoothing,
+        punctuation=args.punctuation,
+    )
+    if not Path(args.db).exists():
+        print(f"error: {args.db}: no such store", file=sys.stderr)
+        return 1
+    try:
+        lore = _lore(args)
+        with SqliteStore(args.db, settings=settings) as store:
+            r = store.retrieve(args.text, args.previous, lore=lore, top=args.top)
+    except (OSError, ValueError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    div = settings.length_divisor
+    if args.json:
+        print(json.dumps(_as_json(r, div), ensure_ascii=False, sort_keys=True))
+        return 0
+    print("keywords:")
+    for k in r.keywords:
+        src = "reply" if k.from_reply else "user"
+        lore_tag = " lore" if k.lore else ""
+        print(f"  {k.word:<24} {float(k.score):.6f}  count {k.count}  ({src}{lore_tag})")
+    if not r.keywords:
+        print("  (none)")
+    print("candidates:")
+    for s in r.ranked:
+        print(
+            f"  #{s.record_id:<8} score {s.s115 / div:+.6f} (S115 {s.s115}, matches "
+            f"{s.matches[0]}+{s.matches[1]}, kept {s.kept[0]}+{s.kept[1]})"
+        )
+    if r.pick is None:
+        print("  (none)\npick: no memory")
+        return 0
+    print(f"pick: #{r.pick.id} {r.pick.source_ref}\n\n{r.block}")
+    return 0
+
+
+__all__ = ["register"]
