@@ -24,6 +24,7 @@ from worldinfo._jsregex_escapes import Cursor
 from worldinfo._jsregex_fold import fold_closure, fold_literal
 from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
 
+_BACKREF = re.compile(r"\\[1-9k]")
 COUNT_BUDGET = 50_000
 """Most atom copies one quantifier may ask ``regex`` to spell out (it unrolls counts)."""
 
@@ -97,6 +98,7 @@ class _Parser(Cursor):
         self.group_index = 0
         self.open: list[int] = []
         self.exact_below: int | None = None
+        self.has_backrefs = _BACKREF.search(src) is not None
 
     # --- structure ---------------------------------------------------------------------------
 
@@ -120,13 +122,28 @@ class _Parser(Cursor):
         )
 
     def term(self) -> Frag:
+        first_group = self.group_index + 1
         frag = self.assertion() or self.atom()
         q = self.quantifier()
         if q is None:
             return frag
         if not frag.quantifiable:
             raise JSSyntaxError("Nothing to repeat")
+        if self.has_backrefs and (q[1] is None or q[1] > 1):
+            frag = self.reset_groups(frag, range(first_group, self.group_index + 1))
         return self.repeat(frag, *q)
+
+    def reset_groups(self, frag: Frag, groups: range) -> Frag:
+        """JavaScript clears a repeated atom's captures at each iteration.
+
+        For a backreference an undefined group and one holding ``""`` are the same (both
+        match empty), so each iteration starts by capturing ``""`` into those groups (same
+        group name, hence the same number).
+        """
+        if not groups:
+            return frag
+        resets = "".join(f"(?P<g{n}>)" for n in groups)
+        return Frag(resets + frag.text, frag.minw, frag.cost + len(groups), frag.quantifiable)
 
     def assertion(self) -> Frag | None:
         c, rest = self.peek(), self.src[self.pos : self.pos + 4]
@@ -192,7 +209,7 @@ class _Parser(Cursor):
         if lo > limit:
             if frag.minw > 0:
                 self.clip(lo * frag.minw)
-                return Frag("(?!)", lo * frag.minw, 1)
+                return Frag(f"(?!)(?:{frag.text})", lo * frag.minw, frag.cost + 1)
             self.clip(limit)
             lo = limit
         if hi is not None and hi > limit:
@@ -266,10 +283,11 @@ class _Parser(Cursor):
         else:
             self.pos += 1
         self.group_index += 1
-        self.open.append(self.group_index)
+        n = self.group_index
+        self.open.append(n)
         inner = self.close(self.disjunction())
         self.open.pop()
-        return Frag(f"({inner.text})", inner.minw, inner.cost + 1)
+        return Frag(f"(?P<g{n}>{inner.text})", inner.minw, inner.cost + 1)
 
     def backref(self, n: int) -> Frag:
         if n in self.open:
