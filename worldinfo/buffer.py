@@ -121,6 +121,23 @@ class ScanBuffer:
             parts.append(JOINER.join(self.recurse))
         return JOINER.join(parts)
 
+    def segments(self, entry: Mapping[str, JSONValue], state: ScanState) -> list[tuple[str, str]]:
+        """The labelled parts of ``entry``'s scan text (for explanations, not matching)."""
+        d_raw = entry.get("scanDepth", UNDEFINED)
+        d = self.global_depth() if _js.nullish(d_raw) else _js.to_number(d_raw)
+        if not d > 0:
+            return []
+        n = int(min(d, MAX_SCAN_DEPTH))
+        out = [(f"message {i} (newest = 0)", m) for i, m in enumerate(self._depth[:n])]
+        for flag, name in MATCH_FLAGS:
+            value = getattr(self.scan_data, name)
+            if _js.truthy(entry.get(flag, UNDEFINED)) and value:
+                out.append((f"scan source {name}", value))
+        out += [(f"injected prompt {i}", t) for i, t in enumerate(self.inject)]
+        if state != ScanState.MIN_ACTIVATIONS:
+            out += [("recursion text", t) for t in self.recurse]
+        return out
+
     def lower(self, text: str) -> str:
         """``text.toLowerCase()``, cached for haystacks."""
         low = self._lower.get(text)

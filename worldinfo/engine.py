@@ -20,6 +20,7 @@ from worldinfo.output import RegexHook, assemble, authors_note
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.timed_effects import TimedEffects, entry_key, normalise
+from worldinfo.trace import Trace
 from worldinfo.types import Book, ScanState, Settings
 
 Entry = dict[str, JSONValue]
@@ -59,6 +60,8 @@ class _Scan:
     failed: set[int] = field(default_factory=set)
     all_activated_text: str = ""
     current_level: JSONValue = 0
+    loop: int = 0
+    trace: Trace | None = None
     pending_levels: list[JSONValue] = field(default_factory=list)
 
 
@@ -96,6 +99,7 @@ def check(
     regex_hook: RegexHook | None = None,
     sources: Sequence[ActivationSource] = (),
     context: ScanContext | None = None,
+    trace: bool = False,
 ) -> ScanResult:
     """Evaluate World Info once, as SillyTavern 1.15.0 does.
 
@@ -118,6 +122,7 @@ def check(
         regex_hook: regex scripts applied to contents at assembly.
         sources: activation sources whose hooks run during the scan.
         context: what sources see of the scan (built by ``Session``).
+        trace: also record why each entry did or did not activate (``result.trace``).
 
     Returns:
         The scan result; ``result.error`` is set where SillyTavern would have thrown.
@@ -143,6 +148,7 @@ def check(
             regex_hook=regex_hook,
             sources=sources,
             context=context,
+            trace=trace,
         )
     except JSError as exc:
         return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
@@ -168,6 +174,7 @@ def _check(
     regex_hook: RegexHook | None,
     sources: Sequence[ActivationSource],
     context: ScanContext | None,
+    trace: bool,
 ) -> ScanResult:
     # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
     buffer = ScanBuffer(chat, settings, scan_data)
@@ -184,7 +191,9 @@ def _check(
     timed = TimedEffects(timed_state, len(chat), entries, dry_run)
     timed.check()
     if not entries:
-        return ScanResult(timed_world_info=timed_state, forced_consumed=False)
+        return ScanResult(
+            timed_world_info=timed_state, forced_consumed=False, trace=Trace() if trace else None
+        )
 
     registry: dict[str, Entry] = {}
     for obj in forced:
@@ -203,6 +212,7 @@ def _check(
         forced=registry,
         budget=budget,
         trigger=scan_data.trigger,
+        trace=Trace() if trace else None,
     )
     _init_delay_levels(scan)
     loops = _run_loops(scan, sources)
@@ -225,6 +235,7 @@ def _check(
         an_prompt=an_prompt,
         timed_world_info=timed_state,
         scan_loops=loops,
+        trace=scan.trace,
         warnings=tuple(buffer.warnings),
     )
 
@@ -254,6 +265,7 @@ def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
         if _js.truthy(max_steps) and _js.le(max_steps, count):
             break
         count += 1
+        scan.loop = count
         candidates, successful = run_pass(scan)
         next_state = _next_state(scan, successful)
         for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]

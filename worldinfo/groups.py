@@ -18,13 +18,22 @@ Entry = dict[str, JSONValue]
 DEFAULT_WEIGHT = 100
 
 
-def _remove(candidates: list[Entry], entry: Entry) -> None:
+OnRemove = Callable[[Entry, str], None]
+
+
+def _remove(
+    candidates: list[Entry], entry: Entry, reason: str = "", on_remove: OnRemove | None = None
+) -> None:
     for i, c in enumerate(candidates):
         if c is entry:
             del candidates[i]
+            if on_remove is not None:
+                on_remove(entry, reason)
             return
     if candidates:
-        candidates.pop()
+        last = candidates.pop()
+        if on_remove is not None:
+            on_remove(last, "group_quirk_removed")
 
 
 def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
@@ -69,6 +78,7 @@ def filter_groups(
     state: ScanState,
     timed: TimedEffects,
     rng: Callable[[], float],
+    on_remove: OnRemove | None = None,
 ) -> None:
     """``filterByInclusionGroups``: leave at most one winner per group in ``candidates``."""
     grouped = group_candidates(candidates)
@@ -81,14 +91,14 @@ def filter_groups(
         if stickies:
             for m in members:
                 if not any(m is s for s in stickies):
-                    _remove(candidates, m)
+                    _remove(candidates, m, "group_timed", on_remove)
             has_sticky[name] = True
         for m in members:
             if timed.is_active("cooldown", m):
-                _remove(candidates, m)
+                _remove(candidates, m, "group_timed", on_remove)
         for m in members:
             if timed.is_active("delay", m):
-                _remove(candidates, m)
+                _remove(candidates, m, "group_timed", on_remove)
 
     use_scoring = buffer.settings.use_group_scoring
     for name, members in grouped.items():
@@ -104,7 +114,7 @@ def filter_groups(
         for m, s in zip(members, scores):
             scored = _js.coalesce(m.get("useGroupScoring", UNDEFINED), use_scoring)
             if _js.truthy(scored) and s < best:
-                _remove(candidates, m)
+                _remove(candidates, m, "group_score", on_remove)
             else:
                 kept.append(m)
         grouped[name] = kept
@@ -115,14 +125,19 @@ def filter_groups(
             continue
         if any(_js.strict_eq(g, name) for g in winners_groups):
             for m in members:
-                _remove(candidates, m)
+                _remove(candidates, m, "group_already_active", on_remove)
             continue
         if len(members) <= 1:
             continue
-        _pick(candidates, members, rng)
+        _pick(candidates, members, rng, on_remove)
 
 
-def _pick(candidates: list[Entry], members: list[Entry], rng: Callable[[], float]) -> None:
+def _pick(
+    candidates: list[Entry],
+    members: list[Entry],
+    rng: Callable[[], float],
+    on_remove: OnRemove | None,
+) -> None:
     prio = [m for m in members if _js.truthy(m.get("groupOverride", UNDEFINED))]
     if prio:
         winner = _js.sort_desc_by_order(prio)[0]
@@ -145,4 +160,4 @@ def _pick(candidates: list[Entry], members: list[Entry], rng: Callable[[], float
         winner = found
     for m in members:
         if m is not winner:
-            _remove(candidates, m)
+            _remove(candidates, m, "group_lost", on_remove)

@@ -1,5 +1,5 @@
 """One scan pass (R30-R49): per-entry checks in upstream order, candidate order, inclusion
-groups, probability and the 1.15 budget pass."""
+groups, probability and the 1.15 budget pass. With tracing on, every decision is noted."""
 
 from __future__ import annotations
 
@@ -7,21 +7,29 @@ from typing import TYPE_CHECKING
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.buffer import MATCHER
 from worldinfo.groups import filter_groups
 from worldinfo.timed_effects import entry_key
+from worldinfo.trace import TraceEvent
 from worldinfo.types import ScanState
 
 if TYPE_CHECKING:
     from worldinfo.engine import _Scan
 
 Entry = dict[str, JSONValue]
+Why = tuple[str, dict[str, JSONValue]]
 
 
 def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
     """Run one pass; return its candidates and its "successful" entries (R49)."""
     nominated: list[Entry] = []
+    why: dict[int, Why] = {}
+    tracing = scan.trace is not None
     for entry in scan.entries:
-        chosen = _select(scan, entry)
+        warned = len(scan.buffer.warnings)
+        chosen, reason = _select(scan, entry)
+        if tracing:
+            _trace_selection(scan, entry, chosen, reason, warned, why)
         if chosen is not None and not any(chosen is c for c in nominated):
             nominated.append(chosen)
     sticky = scan.timed.is_active
@@ -37,17 +45,67 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
         state=scan.state,
         timed=scan.timed,
         rng=scan.rng,
+        on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
     )
     _probability_and_budget(scan, candidates, base_tokens)
+    if tracing:
+        for e in candidates:
+            if scan.activated.get(entry_key(e)) is e:
+                reason, detail = why.get(id(e), ("key", {}))
+                _note(scan, e, "activated", reason, detail)
     successful = [e for e in candidates if id(e) not in scan.failed]
     return candidates, successful
 
 
-def _filtered_by_character(scan: _Scan, entry: Entry) -> bool:
-    """R31 steps 3-4: character name and tag filters."""
+def _trace_selection(
+    scan: _Scan, entry: Entry, chosen: Entry | None, reason: str, warned: int, why: dict[int, Why]
+) -> None:
+    if reason == "no_primary_match" and len(scan.buffer.warnings) > warned:
+        reason = "regex_timeout"
+    detail = _explain(scan, entry) if reason == "key" else {}
+    if chosen is not None:
+        why[id(chosen)] = (reason, detail)
+    elif reason not in ("already_active", "failed_before"):
+        _note(scan, entry, "skipped", reason, detail)
+
+
+def _note(
+    scan: _Scan, entry: Entry, outcome: str, reason: str, detail: dict[str, JSONValue]
+) -> None:
+    assert scan.trace is not None
+    event = TraceEvent(
+        loop=scan.loop,
+        state=scan.state.name,
+        world=entry.get("world"),
+        uid=entry.get("uid"),
+        outcome=outcome,
+        reason=reason,
+        detail=detail,
+    )
+    scan.trace.record(entry_key(entry), event)
+
+
+def _explain(scan: _Scan, entry: Entry) -> dict[str, JSONValue]:
+    """The first primary key that matches, and the part of the scan text it was found in."""
+    buf = scan.buffer
+    haystack = buf.haystack(entry, scan.state)
+    keys = entry.get("key")
+    for k in keys if isinstance(keys, list) else ():
+        if not _test(scan, haystack, k, entry):
+            continue
+        needle = _js.trim(scan.substitute(k))
+        for label, text in buf.segments(entry, scan.state):
+            if buf.match_key(MATCHER + text, needle, entry):
+                return {"key": k, "found_in": label}
+        return {"key": k, "found_in": "scan text"}
+    return {}
+
+
+def _filtered_by_character(scan: _Scan, entry: Entry) -> str:
+    """R31 steps 3-4: character name and tag filters; the skip reason, or ``""``."""
     cf = entry.get("characterFilter", UNDEFINED)
     if not _js.truthy(cf) or not isinstance(cf, dict):
-        return False
+        return ""
     exclude = _js.truthy(cf.get("isExclude", UNDEFINED))
     names = cf.get("names", UNDEFINED)
     if isinstance(names, (list, str)) and len(names) > 0:
@@ -57,7 +115,7 @@ def _filtered_by_character(scan: _Scan, entry: Entry) -> bool:
         else:
             inc = any(_js.strict_eq(n, file_name) for n in names)
         if inc == exclude:
-            return True
+            return "character_filter"
     tags = cf.get("tags", UNDEFINED)
     if isinstance(tags, (list, str)) and len(tags) > 0 and scan.character is not None:
         if isinstance(tags, str):
@@ -65,32 +123,35 @@ def _filtered_by_character(scan: _Scan, entry: Entry) -> bool:
         else:
             hit = any(_js.strict_eq(t, x) for t in scan.character.tags for x in tags)
         if hit == exclude:
-            return True
-    return False
+            return "tag_filter"
+    return ""
 
 
-def _select(scan: _Scan, entry: Entry) -> Entry | None:
-    """R31: the checks in SillyTavern's order; the object to nominate, or ``None``."""
+def _select(scan: _Scan, entry: Entry) -> tuple[Entry | None, str]:
+    """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why."""
     key = entry_key(entry)
-    if id(entry) in scan.failed or key in scan.activated:
-        return None
+    if id(entry) in scan.failed:
+        return None, "failed_before"
+    if key in scan.activated:
+        return None, "already_active"
     if _js.loose_eq_true(entry.get("disable", UNDEFINED)):
-        return None
+        return None, "disabled"
     triggers = entry.get("triggers", UNDEFINED)
     if (
         isinstance(triggers, list)
         and triggers
         and scan.trigger not in [t for t in triggers if isinstance(t, str)]
     ):
-        return None
-    if _filtered_by_character(scan, entry):
-        return None
+        return None, "trigger"
+    filtered = _filtered_by_character(scan, entry)
+    if filtered:
+        return None, filtered
     timed = scan.timed
     is_sticky = timed.is_active("sticky", entry)
     if timed.is_active("delay", entry):
-        return None
+        return None, "delay"
     if timed.is_active("cooldown", entry) and not is_sticky:
-        return None
+        return None, "cooldown"
     delay_level = entry.get("delayUntilRecursion", UNDEFINED)
     recursion = scan.state == ScanState.RECURSION
     if (
@@ -98,24 +159,27 @@ def _select(scan: _Scan, entry: Entry) -> Entry | None:
         and _js.truthy(delay_level)
         and (not recursion or _js.gt(delay_level, scan.current_level))
     ):
-        return None
+        return None, "delay_until_recursion"
     if (
         recursion
         and _js.truthy(scan.settings.recursive)
         and _js.truthy(entry.get("excludeRecursion", UNDEFINED))
         and not is_sticky
     ):
-        return None
+        return None, "exclude_recursion"
     decorators = entry.get("decorators", [])
     if "@@activate" in decorators:
-        return entry
+        return entry, "decorator"
     if "@@dont_activate" in decorators:
-        return None
+        return None, "dont_activate"
     if key in scan.forced:
-        return scan.forced[key]
-    if _js.truthy(entry.get("constant", UNDEFINED)) or is_sticky:
-        return entry
-    return entry if _keys_match(scan, entry) else None
+        return scan.forced[key], "forced"
+    if _js.truthy(entry.get("constant", UNDEFINED)):
+        return entry, "constant"
+    if is_sticky:
+        return entry, "sticky"
+    reason = _keys_match(scan, entry)
+    return (entry if reason == "key" else None), reason
 
 
 def _test(scan: _Scan, haystack: str, key: JSONValue, entry: Entry) -> bool:
@@ -123,43 +187,54 @@ def _test(scan: _Scan, haystack: str, key: JSONValue, entry: Entry) -> bool:
     return bool(text) and scan.buffer.match_key(haystack, _js.trim(text), entry)
 
 
-def _keys_match(scan: _Scan, entry: Entry) -> bool:
-    """R31 steps 16-20 and R32: primary keys, then secondary logic."""
+def _keys_match(scan: _Scan, entry: Entry) -> str:
+    """R31 steps 16-20 and R32: ``"key"`` when keys activate the entry, else the reason."""
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
-        return False
+        return "no_keys"
     haystack = scan.buffer.haystack(entry, scan.state)
     if not any(_test(scan, haystack, k, entry) for k in keys):
-        return False
+        return "no_primary_match"
     secondary = entry.get("keysecondary", UNDEFINED)
-    if not _js.truthy(entry.get("selective", UNDEFINED)) or not isinstance(secondary, list):
-        return True
-    if not secondary:
-        return True
+    if (
+        not _js.truthy(entry.get("selective", UNDEFINED))
+        or not isinstance(secondary, list)
+        or not secondary
+    ):
+        return "key"
     logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
     if _js.strict_eq(logic, 0):
-        return any(_test(scan, haystack, k, entry) for k in secondary)
-    if _js.strict_eq(logic, 1):
-        return any(not _test(scan, haystack, k, entry) for k in secondary)
-    hits = [_test(scan, haystack, k, entry) for k in secondary]
-    if _js.strict_eq(logic, 2):
-        return not any(hits)
-    if _js.strict_eq(logic, 3):
-        return all(hits)
-    return False
+        ok = any(_test(scan, haystack, k, entry) for k in secondary)
+    elif _js.strict_eq(logic, 1):
+        ok = any(not _test(scan, haystack, k, entry) for k in secondary)
+    else:
+        hits = [_test(scan, haystack, k, entry) for k in secondary]
+        if _js.strict_eq(logic, 2):
+            ok = not any(hits)
+        elif _js.strict_eq(logic, 3):
+            ok = all(hits)
+        else:
+            ok = False
+    return "key" if ok else "secondary_logic"
 
 
 def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: int) -> None:
     """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
     remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
     new_content = ""
-    for entry in candidates:
+    tracing = scan.trace is not None
+    for i, entry in enumerate(candidates):
         ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
         if ignore:
             remaining_ignore -= 1
         if scan.overflowed and not ignore:
             if remaining_ignore > 0:
+                if tracing:
+                    _note(scan, entry, "skipped", "budget_skipped", {})
                 continue
+            if tracing:
+                for rest in candidates[i:]:
+                    _note(scan, rest, "skipped", "budget_skipped", {})
             break
         if (
             _js.truthy(entry.get("useProbability", UNDEFINED))
@@ -169,10 +244,16 @@ def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: i
             roll = scan.rng() * 100
             if not _js.le(roll, entry.get("probability", UNDEFINED)):
                 scan.failed.add(id(entry))
+                if tracing:
+                    _note(scan, entry, "skipped", "probability", {"roll": roll})
                 continue
         entry["content"] = scan.substitute(entry.get("content", ""))
         new_content += entry["content"] + "\n"
-        if not ignore and base_tokens + scan.count_tokens(new_content) >= scan.budget:
-            scan.overflowed = True
-            continue
+        if not ignore:
+            used = base_tokens + scan.count_tokens(new_content)
+            if used >= scan.budget:
+                scan.overflowed = True
+                if tracing:
+                    _note(scan, entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
+                continue
         scan.activated[entry_key(entry)] = entry

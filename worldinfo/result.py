@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from worldinfo._js import UNDEFINED, JSONValue, canonical
+from worldinfo.trace import Trace
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +58,7 @@ class ScanResult:
     forced_consumed: bool = True
     warnings: tuple[str, ...] = ()
     error: str | None = None
+    trace: Trace | None = None
 
     @property
     def activated_keys(self) -> list[tuple[JSONValue, JSONValue]]:

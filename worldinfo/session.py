@@ -165,6 +165,7 @@ class Session:
         dry_run: bool = False,
         quiet_prompt: str = "",
         force_activate: Iterable[tuple[str, JSONValue]] = (),
+        trace: bool = False,
     ) -> ScanResult:
         """Prepare the chat as SillyTavern's ``Generate`` does, then scan.
 
@@ -175,6 +176,7 @@ class Session:
             dry_run: a prompt preview (no timed effects, forced activations ignored).
             quiet_prompt: the quiet prompt text for ``quiet`` generations.
             force_activate: ``(world, uid)`` of entries forced on (ignored in dry runs).
+            trace: record why each entry did or did not activate (``result.trace``).
 
         Returns:
             The scan result. ``self.chat_metadata["timedWorldInfo"]`` is updated.
@@ -202,7 +204,7 @@ class Session:
             self.force_activate_entries(force)
         self._set_floating_prompt()
         self._prompts[QUIET_KEY] = _Prompt(quiet, True)
-        result = self._scan(core, data, dry_run=dry_run)
+        result = self._scan(core, data, dry_run=dry_run, trace=trace)
         self._prompts[QUIET_KEY] = _Prompt("", True)
         self._add_persona_description()
         return result
@@ -278,7 +280,9 @@ class Session:
 
     # --- the scan -----------------------------------------------------------------------
 
-    def _scan(self, core: Sequence[Message], data: ScanData, *, dry_run: bool) -> ScanResult:
+    def _scan(
+        self, core: Sequence[Message], data: ScanData, *, dry_run: bool, trace: bool = False
+    ) -> ScanResult:
         names = _js.truthy(self.settings.include_names)
         chat_for_wi = [f"{m.name}: {_js.to_string(m.mes)}" if names else m.mes for m in core]
         chat_for_wi.reverse()
@@ -317,6 +321,7 @@ class Session:
             regex_hook=self.regex_hook,
             sources=self.sources,
             context=context,
+            trace=trace,
         )
         self.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
         if result.forced_consumed:

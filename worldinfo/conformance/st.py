@@ -112,8 +112,23 @@ def first_difference(expect: Mapping[str, JSONValue], got: Mapping[str, JSONValu
     return ""
 
 
-def run_case(case: Mapping[str, JSONValue], name: str) -> Iterator[Outcome]:
-    """Run every step of one case."""
+def trace_problem(result: ScanResult) -> str:
+    """Check a traced result: the trace's activated set is the result's, and every other
+    traced entry has one skip reason. Return a description of the first problem, or ``""``."""
+    if result.trace is None or result.error is not None:
+        return ""
+    got = sorted(map(repr, result.trace.activated()))
+    want = sorted(map(repr, result.activated_keys))
+    if got != want:
+        return f"trace: activated {got} but the result has {want}"
+    for key, verdict in result.trace.verdicts.items():
+        if verdict.outcome != "activated" and not verdict.reason:
+            return f"trace: {key} skipped without a reason"
+    return ""
+
+
+def run_case(case: Mapping[str, JSONValue], name: str, *, trace: bool = False) -> Iterator[Outcome]:
+    """Run every step of one case (with ``trace``, also check the trace's invariants)."""
     session = session_for(case)
     stopped = False
     for i, step in enumerate(case["steps"]):
@@ -129,8 +144,9 @@ def run_case(case: Mapping[str, JSONValue], name: str) -> Iterator[Outcome]:
             dry_run=bool(step.get("dry_run", False)),
             quiet_prompt=step.get("quiet_prompt", "") or "",
             force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
+            trace=trace,
         )
-        diff = first_difference(expect, observed(session, result))
+        diff = first_difference(expect, observed(session, result)) or trace_problem(result)
         yield Outcome(case_id=case_id, ok=not diff, detail=diff)
         stopped = result.error is not None
 
