@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from worldinfo.sources.base import ActivationSource, LoadedLore, ScanContext
-from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource, memory_source
+from worldinfo.sources.memory_mode import (
+    MemoryPlacement,
+    MemorySource,
+    as_scanned,
+    memory_source,
+)
 from worldinfo.sources.retriever_entries import VectorizedEntriesSource
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore
@@ -50,14 +55,15 @@ def test_memory_source_injects_a_stable_entry_or_nothing() -> None:
     assert entry["world"] == "chat memory" and entry["cooldown"] == 3
     assert entry["constant"] is False and entry["key"] == [] and entry["position"] == 4
     assert "topic4 question" in str(entry["content"]) and "Nova: answer4" in str(entry["content"])
-    assert lore.chat_entries == [entry]
+    assert lore.chat_entries == [src.entry(store.index.records[entry["uid"]])]
+    assert as_scanned(lore.chat_entries[0]) == entry
     again = _context([*chat, Message(name="Ann", mes="topic4 again?", is_user=True)])
     assert src.force_activate(again)[0] == entry  # same record, same entry object
     nothing = _context([*chat, Message(name="Ann", mes="unrelated words only", is_user=True)])
     assert src.force_activate(nothing) == ()
     lore2 = LoadedLore()
     src.entries_loaded(nothing, lore2)
-    assert lore2.chat_entries == [entry]  # kept loaded (for sticky), not forced
+    assert lore2.chat_entries == lore.chat_entries  # kept loaded (for sticky), not forced
     assert src.force_activate(_context(ctx.chat, dry=True)) == ()
 
 

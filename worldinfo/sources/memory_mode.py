@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from worldinfo._js import JSONValue
+from worldinfo.gathering import sort_lore
 from worldinfo.sources.base import ActivationSource, LoadedLore, NullSource, ScanContext
 from worldinfo.sources.retriever import RecordStore, Retrieval, format_block
 from worldinfo.sources.retriever_chat import ChatSync, last_turn
@@ -52,6 +53,15 @@ class MemoryPlacement:
     prevent_recursion: bool = True
     lore_list: LoreList = "chat"
     keep_recent: int = 8
+
+
+def as_scanned(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """The entry as a scan sees it (decorated and hashed, like ``getSortedEntries``).
+
+    Forced objects replace the loaded entry when activated, and timed effects key on the
+    ``hash``, so forced objects must carry the same hash as the loaded entry.
+    """
+    return sort_lore(LoadedLore(chat_entries=[entry]), strategy=1)[0]
 
 
 def book_keys(books: Sequence[Book], *, skip: str = "") -> list[str]:
@@ -141,7 +151,7 @@ class MemorySource(RetrieverSource):
         result = self.query(context, skip=self.placement.book)
         if result.pick is None or context.dry_run:
             return ()
-        return (self.entry(result.pick),)
+        return (as_scanned(self.entry(result.pick)),)
 
     def entries_loaded(self, context: ScanContext, lore: LoadedLore) -> None:
         """Add this turn's memory and the recent ones to the chosen lore list."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue, truthy
+from worldinfo._js import UNDEFINED, JSONValue, truthy
 from worldinfo.sources.base import ScanContext
-from worldinfo.sources.memory_mode import RetrieverSource
+from worldinfo.sources.memory_mode import RetrieverSource, as_scanned
 from worldinfo.sources.retriever import RecordStore
 from worldinfo.sources.retriever_keywords import Keyword
 from worldinfo.types import Book, Entry
@@ -31,6 +31,13 @@ class EntryScore:
     s115: int
     matches: tuple[int, int]
     position: int
+
+
+def loaded_entry(book: str, entry: Entry) -> dict[str, JSONValue]:
+    """The entry object as loading builds it: ``{uid, world, ...fields}``."""
+    obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": book}
+    obj.update(entry.data)
+    return obj
 
 
 def vectorized_entries(books: Sequence[Book]) -> list[tuple[Book, Entry]]:
@@ -92,4 +99,4 @@ class VectorizedEntriesSource(RetrieverSource):
             return ()
         keywords = self.query(context).keywords
         best = score_entries(self.store, keywords, context.books)[: self.max_entries]
-        return tuple({"world": s.book, **s.entry.data} for s in best)
+        return tuple(as_scanned(loaded_entry(s.book, s.entry)) for s in best)
