@@ -75,7 +75,7 @@ def test_memory_is_placed_at_depth_with_the_block() -> None:
 
 
 def test_sticky_keeps_a_thread() -> None:
-    session, store = _session(cooldown=None, sticky=3)
+    session, _ = _session(cooldown=None, sticky=3)
     first = _turn(session, "topic5 story")
     assert len(first) == 1
     assert _turn(session, "unrelated words only") == first  # sticky holds it
