@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import struct
 import zlib
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 import importers
 from importers.export import card_json, character_book, png_card_bytes, world_json, write_png_card
 from importers.limits import DEFAULT_LIMITS
-from importers.png import iter_chunks
+from importers.png import iter_chunks, replace_text_chunks
 from worldinfo._js import canonical, stringify
 from worldinfo.cli import main
 
@@ -187,15 +188,10 @@ def test_card_precedence_and_fallback() -> None:
     v3 = {"spec": "chara_card_v3", "data": {"name": "V3"}}
     enc = lambda o: base64.b64encode(stringify(o).encode()).decode()
     png = png_card_bytes(card)
-    from importers.png import replace_text_chunks
-
     both = replace_text_chunks(
         png, [("chara", enc(card)), ("CCV3", enc(v3))], limits=DEFAULT_LIMITS
     )
     assert importers.load(both, name="a.png").character.name == "V3"  # type: ignore[union-attr]
-    broken = replace_text_chunks(
-        png, [("chara", enc(card)), ("ccv3", "e30")], limits=DEFAULT_LIMITS
-    )
     broken = replace_text_chunks(
         png, [("ccv3", "!!notjson"), ("chara", enc(card))], limits=DEFAULT_LIMITS
     )
@@ -203,8 +199,6 @@ def test_card_precedence_and_fallback() -> None:
     with pytest.raises(importers.LorebookImportError):
         importers.load(broken, name="a.png", st_compatible=True)
     z = b"chara\x00\x00" + zlib.compress(enc(v3).encode())
-    import struct
-
     chunk = struct.pack(">I4s", len(z), b"zTXt") + z + struct.pack(">I", zlib.crc32(b"zTXt" + z))
     plain = replace_text_chunks(png, [], limits=DEFAULT_LIMITS)
     ztxt = plain[:-12] + chunk + plain[-12:]
