@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importers.errors import Problem, Reject, reject
 from importers.jsonread import decode_text, load_json
 from importers.limits import Limits
+from importers.schema import iter_schema_problems
 from worldinfo._js import JSONValue, to_string, truthy
 from worldinfo.types import Message
 
@@ -61,6 +62,9 @@ def read_jsonl(raw: bytes, *, limits: Limits) -> ChatRead:
     header = load_json(lines[0], max_depth=limits.max_json_depth, where="$.0")
     if not is_chat_header(header):
         raise reject("$.0", "chat header must be an object with user_name or character_name")
+    header_problems = list(iter_schema_problems("st-chat", header, where="$.0"))
+    if header_problems:
+        raise Reject(header_problems)
     meta = header.get("chat_metadata", {})
     if not isinstance(meta, dict):
         raise reject("$.0.chat_metadata", "must be an object")

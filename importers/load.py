@@ -64,7 +64,7 @@ def _stem(file_name: str) -> str:
 
 def _schema_problems(s: Sniffed) -> list[Problem]:
     if s.format == "st-chat":
-        return []
+        return []  # the header line is checked by read_jsonl
     problems = list(iter_schema_problems(s.format, s.obj))
     obj = s.obj
     if s.format.startswith("card-") and isinstance(obj, dict):
@@ -78,7 +78,7 @@ def _schema_problems(s: Sniffed) -> list[Problem]:
     return problems
 
 
-def _book(name: str, world: dict[str, JSONValue], origin: Origin, *, trust: bool) -> Book:
+def _book(name: str, world: dict[str, JSONValue], *, origin: Origin, trust: bool) -> Book:
     book = Book.from_json(name, world, origin=origin)
     if trust or book.entries is None:
         return book
@@ -142,13 +142,13 @@ def _build(
                 container=card.character.name or None,
                 trusted=trust,
             )
-            books = (_book(card.book_name, card.world, origin, trust=trust),)
+            books = (_book(card.book_name, card.world, origin=origin, trust=trust),)
         character: Character = card.character
         return replace(common, books=books, character=character, card=s.obj)
     world, inner_name = _world(s)
     name = inner_name or _stem(file_name) or "imported"
     origin = Origin(file=file_name or label, format=s.format, container=name, trusted=trust)
-    return replace(common, books=(_book(name, world, origin, trust=trust),))
+    return replace(common, books=(_book(name, world, origin=origin, trust=trust),))
 
 
 def analyse(
