@@ -31,7 +31,7 @@ class LorebookImportError(Exception):
         problems: every problem found, each with its JSON path.
     """
 
-    def __init__(self, file: str, fmt: str, problems: Iterable[Problem]) -> None:
+    def __init__(self, file: str, fmt: str, *, problems: Iterable[Problem]) -> None:
         self.file = file
         self.format = fmt
         self.problems: tuple[Problem, ...] = tuple(problems)
@@ -39,8 +39,12 @@ class LorebookImportError(Exception):
         more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
         super().__init__(f"{file}: cannot import as {fmt}: {first}{more}")
 
-    def __reduce__(self) -> tuple[type[LorebookImportError], tuple[str, str, tuple[Problem, ...]]]:
-        return (type(self), (self.file, self.format, self.problems))
+    def __reduce__(self) -> tuple[object, tuple[str, str, tuple[Problem, ...]]]:
+        return (_rebuild, (self.file, self.format, self.problems))
+
+
+def _rebuild(file: str, fmt: str, problems: tuple[Problem, ...]) -> LorebookImportError:
+    return LorebookImportError(file, fmt, problems=problems)
 
 
 class Reject(Exception):

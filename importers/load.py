@@ -221,7 +221,7 @@ def load(
         src, name=name, trust=trust, st_compatible=st_compatible, limits=limits
     )
     if result is None:
-        raise LorebookImportError(label, fmt, problems)
+        raise LorebookImportError(label, fmt, problems=problems)
     return result
 
 
