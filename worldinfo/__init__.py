@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from worldinfo.buffer import ScanData
+from worldinfo.engine import CharacterIdentity, check
+from worldinfo.gathering import BookSelection
+from worldinfo.result import ScanResult
+from worldinfo.session import Session
+from worldinfo.sources.base import ActivationSource, NullSource
+from worldinfo.trace import Trace
 from worldinfo.types import (
     Book,
     Character,
@@ -18,16 +25,25 @@ from worldinfo.types import (
 )
 
 __all__ = [
+    "ActivationSource",
     "Book",
+    "BookSelection",
     "Character",
+    "CharacterIdentity",
     "Entry",
     "Logic",
     "Message",
+    "NullSource",
     "Origin",
     "Persona",
     "Position",
     "Role",
+    "ScanData",
+    "ScanResult",
     "ScanState",
+    "Session",
     "Settings",
     "Strategy",
+    "Trace",
+    "check",
 ]

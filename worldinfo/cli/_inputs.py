@@ -1,0 +1,172 @@
+"""Shared by the commands that run a scan: reading books, cards and chats, and settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo.session import Session
+from worldinfo.types import Book, Character, Message, Persona, Settings
+
+SETTING_FLAGS = {
+    "depth": int,
+    "budget": int,
+    "budget_cap": int,
+    "min_activations": int,
+    "min_activations_depth_max": int,
+    "max_recursion_steps": int,
+    "character_strategy": int,
+}
+SWITCHES = ("recursive", "case_sensitive", "match_whole_words", "use_group_scoring")
+
+
+class InputError(Exception):
+    """A file given on the command line could not be used (the message says why)."""
+
+
+@dataclass(slots=True)
+class Inputs:
+    """Everything read from the command line's files."""
+
+    books: dict[str, Book] = field(default_factory=dict)
+    global_names: list[str] = field(default_factory=list)
+    character: Character | None = None
+    chat: list[Message] = field(default_factory=list)
+    chat_metadata: dict[str, JSONValue] = field(default_factory=dict)
+
+
+def add_scan_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``scan``, ``explain`` and ``demo``: chat, settings, scan type."""
+    p.add_argument(
+        "--chat", metavar="CHAT", help="SillyTavern .jsonl chat or a JSON list of messages"
+    )
+    p.add_argument("--settings", metavar="JSON", help="settings file (the 13 World Info settings)")
+    for name, typ in SETTING_FLAGS.items():
+        p.add_argument(f"--{name.replace('_', '-')}", type=typ, dest=name, default=None)
+    for name in SWITCHES:
+        flag = name.replace("_", "-")
+        p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
+        p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+    p.add_argument("--max-context", type=int, default=8192, help="context size (default 8192)")
+    p.add_argument("--type", default="normal", help="generation type (default normal)")
+    p.add_argument("--user", default="User", help="the {{user}} name (default User)")
+    p.add_argument("--seed", type=int, default=None, help="seed for probability rolls")
+    p.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="neutralise @@activate, constant and regex keys of imported files",
+    )
+
+
+def _read_messages(data: JSONValue, path: str) -> list[Message]:
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of messages")
+    out = []
+    for i, m in enumerate(data):
+        if isinstance(m, str):
+            out.append(
+                Message(name="User" if i % 2 == 0 else "Assistant", mes=m, is_user=i % 2 == 0)
+            )
+        elif isinstance(m, dict) and isinstance(m.get("mes", ""), str):
+            out.append(
+                Message(
+                    name=str(m.get("name", "")),
+                    mes=m.get("mes", ""),
+                    is_user=bool(m.get("is_user")),
+                    is_system=bool(m.get("is_system")),
+                )
+            )
+        else:
+            raise InputError(f"{path}: $[{i}] is not a message object")
+    return out
+
+
+def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -> Inputs:
+    """Read books/cards (any importable format) and the chat.
+
+    World files become globally selected books; a card becomes the character with its
+    embedded book bound to it; a chat file brings its messages and ``chat_metadata``.
+    """
+    import importers
+
+    inputs = Inputs()
+    for path in paths:
+        try:
+            imported = importers.load(path, trust=trust)
+        except importers.LorebookImportError as exc:
+            raise InputError(str(exc)) from exc
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from exc
+        for book in imported.books:
+            inputs.books[book.name] = book
+        if imported.character is not None:
+            inputs.character = imported.character
+        else:
+            inputs.global_names.extend(b.name for b in imported.books)
+        if imported.chat:
+            inputs.chat = list(imported.chat)
+            inputs.chat_metadata = dict(imported.chat_metadata)
+    if chat:
+        _read_chat(inputs, chat, trust=trust)
+    return inputs
+
+
+def _read_chat(inputs: Inputs, chat: str, *, trust: bool) -> None:
+    import importers
+
+    try:
+        raw = Path(chat).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{chat}: {exc.strerror or exc}") from exc
+    try:
+        data = parse_json(raw)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, list):
+        inputs.chat = _read_messages(data, chat)
+        return
+    try:
+        imported = importers.load(chat, trust=trust)
+    except importers.LorebookImportError as exc:
+        raise InputError(str(exc)) from exc
+    inputs.chat = list(imported.chat)
+    inputs.chat_metadata = dict(imported.chat_metadata)
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The settings file (if any) overridden by individual flags."""
+    settings = Settings()
+    if getattr(args, "settings", None):
+        try:
+            data = json.loads(Path(args.settings).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{args.settings}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise InputError(f"{args.settings}: expected a JSON object of settings")
+        settings = Settings.from_json(data)
+    changes = {
+        k: getattr(args, k)
+        for k in (*SETTING_FLAGS, *SWITCHES)
+        if getattr(args, k, None) is not None
+    }
+    return replace(settings, **changes)
+
+
+def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
+    """A ``Session`` over the inputs with the command line's settings."""
+    seed = getattr(args, "seed", None)
+    return Session(
+        books=inputs.books,
+        settings=settings_from(args),
+        global_books=inputs.global_names,
+        character=inputs.character,
+        persona=Persona(name=getattr(args, "user", "User")),
+        chat=inputs.chat,
+        chat_metadata=inputs.chat_metadata,
+        max_context=getattr(args, "max_context", 8192),
+        rng=mulberry32(seed) if seed is not None else None,
+    )

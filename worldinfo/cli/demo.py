@@ -1,0 +1,44 @@
+"""``worldinfo demo``: a bundled example book and chat, scanned and explained. No arguments."""
+
+from __future__ import annotations
+
+import argparse
+
+from worldinfo.cli._inputs import build_session, read_inputs
+from worldinfo.cli.scan import render
+from worldinfo.examples import path
+from worldinfo.result import ScanResult
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``demo`` sub-command."""
+    p = sub.add_parser("demo", help="scan the bundled example book and chat, with the trace")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Scan the example and print the prompt pieces and why each entry fired or not."""
+    book, chat = path("emberfall.json"), path("emberfall-chat.json")
+    inputs = read_inputs([str(book)], chat=str(chat))
+    opts = argparse.Namespace(
+        settings=None, recursive=True, depth=4, max_context=8192, user="User", seed=7
+    )
+    session = build_session(inputs, opts)
+    result = session.generate("normal", trace=True)
+    print(f"Book: {book.name} ({len(inputs.books['emberfall'].entries or ())} entries)")
+    print(f"Chat: {chat.name} ({len(inputs.chat)} messages), depth 4, recursion on\n")
+    print(render(result))
+    print(explain_lines(result))
+    print("Try: worldinfo scan BOOK.json --chat CHAT.jsonl  (or --json for everything)")
+    return 0
+
+
+def explain_lines(result: ScanResult) -> str:
+    """A compact "why" table from the result's trace: one line per entry."""
+    if result.trace is None:
+        return ""
+    out = ["== why ==", f"{'entry':<14} {'outcome':<10} {'reason':<22} detail"]
+    for key, v in result.trace.verdicts.items():
+        detail = ", ".join(f"{k}={val}" for k, val in v.detail.items())
+        out.append(f"{key:<14} {v.outcome:<10} {v.reason:<22} {detail} (loop {v.loop})")
+    return "\n".join(out)

@@ -1,0 +1,90 @@
+"""``worldinfo scan``: run one World Info scan over books/cards and a chat."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from worldinfo._js import JSONValue, canonical
+from worldinfo.cli._inputs import InputError, add_scan_options, build_session, read_inputs
+from worldinfo.result import ScanResult
+from worldinfo.session import Session
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``scan`` sub-command."""
+    p = sub.add_parser(
+        "scan",
+        help="scan books/cards against a chat and print the prompt pieces",
+        description="Books are any importable lorebook file (world JSON, cards, NovelAI, "
+        "Risu, Agnai, Kobold); world files are selected globally, a card's book is bound "
+        "to its character.",
+    )
+    p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
+    add_scan_options(p)
+    p.add_argument("--memory", metavar="DB", help="add the chat-history retriever (SQLite store)")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the scan and print it."""
+    try:
+        inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
+        session = build_session(inputs, args)
+    except InputError as exc:
+        print(f"worldinfo scan: {exc}", file=sys.stderr)
+        return 1
+    if args.memory:
+        from worldinfo.sources.memory_mode import memory_source
+
+        session.sources.append(memory_source(args.memory))
+    result = session.generate(args.type)
+    if args.json:
+        print(json.dumps(result_json(session, result), ensure_ascii=False, indent=1))
+    else:
+        print(render(result))
+    return 1 if result.error else 0
+
+
+def result_json(session: Session, result: ScanResult) -> dict[str, JSONValue]:
+    """The full result: activated entries with their fields, pieces, timed state."""
+    out = result.to_json()
+    out["activated_entries"] = [canonical(dict(e)) for e in result.activated]
+    out["chat_metadata"] = canonical(session.chat_metadata)
+    return out
+
+
+def _section(title: str, lines: Sequence[str]) -> list[str]:
+    return [f"== {title} ==", *lines, ""] if lines else []
+
+
+def render(result: ScanResult) -> str:
+    """The prompt pieces as readable text."""
+    if result.error:
+        return f"SillyTavern would stop here with an error: {result.error}"
+    lines = [
+        f"Activated {len(result.activated)} entr{'y' if len(result.activated) == 1 else 'ies'}:"
+    ]
+    for e in result.activated:
+        title = e.get("comment") or ", ".join(map(str, e.get("key") or [])) or "(no title)"
+        lines.append(f"  {e.get('world')}#{e.get('uid')}  {title}")
+    lines.append("")
+    lines += _section("before character (worldInfoBefore)", result.before.splitlines())
+    lines += _section("after character (worldInfoAfter)", result.after.splitlines())
+    for g in result.depth:
+        lines += _section(f"at depth {g.depth}, role {g.role}", list(g.entries))
+    lines += _section("Author's Note top", list(result.an_before))
+    lines += _section("Author's Note bottom", list(result.an_after))
+    if result.an_prompt is not None:
+        lines += _section("Author's Note as written back", result.an_prompt.splitlines())
+    lines += _section(
+        "example messages",
+        [f"[{'before' if x.position == 0 else 'after'}] {x.content}" for x in result.examples],
+    )
+    for name, contents in result.outlets.items():
+        lines += _section(f"outlet {name!r}", list(contents))
+    lines += _section("warnings", list(result.warnings))
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,11 @@
+"""A small example lorebook and chat, written for worldinfo (MIT), used by ``worldinfo demo``."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+
+def path(name: str) -> Path:
+    """The path of a bundled example file (``emberfall.json``, ``emberfall-chat.json``)."""
+    return Path(str(resources.files(__name__).joinpath(name)))
