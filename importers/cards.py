@@ -112,19 +112,24 @@ def read_card(obj: Mapping[str, JSONValue], *, avatar: str = "", where: str = "$
     book_path = f"{where}.data.character_book" if "spec" in obj else f"{where}.character_book"
     world = None
     book_name: str | None = None
+    linked = ext.get("world") if isinstance(ext, dict) else None
+    linked = linked if isinstance(linked, str) and linked else None
     if isinstance(book_obj, dict):
         world = convert_character_book(book_obj, where=book_path)
+        # SillyTavern names the world it imports from a card after ``character_book.name``
+        # (else "<name>'s Lorebook") and links it in ``extensions.world``; when a card is
+        # already linked, its embedded book is that world's export, so the link names it.
         raw_name = book_obj.get("name")
-        book_name = raw_name if isinstance(raw_name, str) and raw_name else f"{name}'s Lorebook"
+        fallback = raw_name if isinstance(raw_name, str) and raw_name else f"{name}'s Lorebook"
+        book_name = linked or fallback
     elif book_obj not in (None, False, 0, ""):
         raise reject(book_path, "must be an object")
-    linked = ext.get("world") if isinstance(ext, dict) else None
     prompt, depth, role = _depth_prompt(ext)
     character = Character(
         name=name,
         avatar=avatar,
         tags=_tags(data.get("tags")),
-        book=linked if isinstance(linked, str) and linked else book_name,
+        book=book_name or linked,
         description=_text(data.get("description")),
         personality=_text(data.get("personality")),
         scenario=_text(data.get("scenario")),

@@ -234,6 +234,12 @@ def test_depth_prompt_and_linked_world() -> None:
     c = _json(card).character
     assert c is not None and (c.book, c.depth_prompt, c.depth_prompt_depth) == ("W", "P", 2)
     assert c.depth_prompt_role == "user"
+    card["data"]["character_book"] = {"name": "B", "entries": []}
+    linked = _json(card)
+    assert linked.books[0].name == "W" and linked.character.book == "W"  # type: ignore[union-attr]
+    del card["data"]["extensions"]["world"]
+    unlinked = _json(card)
+    assert unlinked.books[0].name == "B" and unlinked.character.book == "B"  # type: ignore[union-attr]
 
 
 def test_bare_books_are_converted() -> None:
