@@ -23,6 +23,9 @@ _BY_SUFFIX = {
 }
 
 
+_IMAGES = ((b"\xff\xd8\xff", "JPEG"), (b"RIFF", "WEBP"), (b"GIF8", "GIF"))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sniffed:
     """A parsed input and the format it will be read as."""
@@ -127,6 +130,9 @@ def sniff(raw: bytes, *, file_name: str, limits: Limits, st_compatible: bool) ->
             raise reject("$.card.json", "card.json has no spec member", fmt="card-v3")
         fmt = card_format(ex.obj)
         return Sniffed(format=fmt, carrier="charx", obj=ex.obj, extracted_from=ex.chunk)
+    image = next((kind for magic, kind in _IMAGES if raw.startswith(magic)), None)
+    if image is not None:
+        raise reject("$", f"a {image} image carries no character card (only PNG and CHARX do)")
     try:
         obj = load_json(raw, max_depth=limits.max_json_depth)
     except Reject:

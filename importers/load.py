@@ -39,7 +39,7 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
     """
     if isinstance(src, (bytes, bytearray, memoryview)):
         raw = bytes(src)
-        label = "<bytes>"
+        label = name or "<bytes>"
         file_name = name or ""
     else:
         path = Path(src)
@@ -163,7 +163,7 @@ def analyse(
 
     Never raises for bad content: every problem is returned instead.
     """
-    label = "<bytes>" if isinstance(src, (bytes, bytearray, memoryview)) else str(src)
+    label = (name or "<bytes>") if isinstance(src, (bytes, bytearray, memoryview)) else str(src)
     fmt = guess_format(name or ("" if isinstance(src, (bytes, bytearray, memoryview)) else label))
     try:
         raw, label, file_name = read_bytes(src, name=name, limits=limits)

@@ -42,7 +42,13 @@ def test_problem_paths(doc: object, path: str) -> None:
     assert path in [p.json_path for p in problems], problems
     with pytest.raises(importers.LorebookImportError) as info:
         importers.load(raw, name="doc.json")
-    assert info.value.file == "<bytes>" and info.value.problems == tuple(problems)
+    assert info.value.file == "doc.json" and info.value.problems == tuple(problems)
+
+
+def test_other_images_are_refused_clearly() -> None:
+    with pytest.raises(importers.LorebookImportError, match="JPEG image carries no"):
+        importers.load(b"\xff\xd8\xff\xe0" + b"\x00" * 50, name="x.jpg")
+    assert next(importers.iter_problems(b"{}", name="doc.json")).json_path == "$"
 
 
 def test_naidata_png_is_a_novelai_book() -> None:
