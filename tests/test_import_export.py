@@ -39,7 +39,7 @@ def _text_chunks(raw: bytes) -> list[tuple[str, Any]]:
 
 
 def test_png_writing_keeps_other_chunks_and_replaces_both_text_chunks(tmp_path: Path) -> None:
-    src = CORPUS / "card_png" / "lide-nun-ninja-zh.png"  # prompt tEXt before IDAT, eXIf
+    src = CORPUS / "card_png" / "st-content-sakana.png"  # eXIf chunk, 14-entry book
     raw = src.read_bytes()
     imp = importers.load(src)
     card = card_json(imp.book, card=imp.card, v3=False)
