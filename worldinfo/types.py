@@ -189,7 +189,9 @@ class Book:
         """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives)."""
         raw = obj.get("entries")
         extra = {k: v for k, v in obj.items() if k != "entries"}
-        if raw is None and "entries" not in obj:
+        if raw is None:
+            # no ``entries`` (or ``null``): SillyTavern's gathering throws and the scan then
+            # sees no entries from any book (Q1).
             return cls(name=name, entries=None, extra=extra)
         if isinstance(raw, Mapping):
             ordered = reorder(dict(raw))
