@@ -3,10 +3,11 @@
 With ``trust=False`` every imported entry is rewritten as follows (and nothing else):
 
 1. ``constant`` is set to ``false`` when it is truthy (the entry then needs its keys).
-2. Regex keys are removed: every string in ``key`` and ``keysecondary`` that SillyTavern
-   would read as a regular expression (``/pattern/flags``, pattern non-empty, flags from
-   ``gimsuy``) is dropped, so no pattern from the file is ever compiled. An entry left
-   with no primary keys can then only be activated from outside (a front-end, sticky).
+2. Regex keys are removed: every string in ``key`` and ``keysecondary`` that SillyTavern's
+   rule reads as a regular expression once trimmed (``/pattern/flags``: pattern non-empty,
+   inner ``/`` escaped, flags from ``gimsuy``; the engine's own ``split_key``) is dropped,
+   so no pattern from the file is ever compiled. An entry left with no primary keys can
+   then only be activated from outside (a front-end, sticky).
    A dropped exclusion key (NOT_ANY / NOT_ALL logic) no longer excludes anything.
 3. Activation decorators are disarmed: in the decorator block at the very start of
    ``content`` (lines beginning with ``@@``), a line whose decorator name is ``activate``
@@ -23,15 +24,15 @@ from __future__ import annotations
 
 import re
 
-from worldinfo._js import JSONValue, truthy
+from worldinfo._js import JSONValue, trim, truthy
+from worldinfo._jsregex import split_key
 
-_REGEX_KEY = re.compile(r"^/(.+?)/([gimsuy]*)$", re.DOTALL)
 _ACTIVATE = re.compile(r"^(@@@?)activate(?=$|[\s\r])")
 
 
 def is_regex_key(key: JSONValue) -> bool:
-    """True when SillyTavern would treat ``key`` as a ``/pattern/flags`` regular expression."""
-    return isinstance(key, str) and _REGEX_KEY.match(key) is not None
+    """True when SillyTavern's rule reads ``key`` (trimmed) as ``/pattern/flags`` (R22)."""
+    return isinstance(key, str) and split_key(trim(key)) is not None
 
 
 def _disarm(content: str) -> str:
