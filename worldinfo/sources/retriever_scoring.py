@@ -87,22 +87,39 @@ def score_indexed(
     settings: RetrieverSettings,
     top: int = 1,
 ) -> list[Scored]:
-    """Score the records reached through the keywords' postings; return the best ``top``."""
+    """Score the records reached through the keywords' postings; return the best ``top``.
+
+    Records are visited by decreasing number of matched keywords M. A half scores at most
+    ``div * m_h`` (plus a positive half floor, if one is configured), so once
+    ``div * M + slack`` is below the ``top``-th best score found, no later record can enter
+    the result, ties included, and the walk stops (not with the smoothing variant, whose
+    neighbour terms are unbounded by M).
+    """
     if not keywords or not index.records:
         return []
     index.sync()
     mu: Counter[int] = Counter()
     mr: Counter[int] = Counter()
+    mt: Counter[int] = Counter()
     for kw in keywords:
-        mu.update(set(index.post[0][kw.word_id]))
-        mr.update(set(index.post[1][kw.word_id]))
+        su, sr = set(index.post[0][kw.word_id]), set(index.post[1][kw.word_id])
+        mu.update(su)
+        mr.update(sr)
+        mt.update(su)
+        mt.update(sr)
     cut = index.cutoff(settings.exclusion)
     div, fl, floor = settings.length_divisor, settings.half_floor_units, settings.score_floor_units
+    slack = 2 * max(fl, 0)
+    prune = not settings.smoothing
     ku, kr = index.kept
     records = index.records
+    heap: list[tuple[int, int]] = []
+    want = max(top, 1)
     scored: list[Scored] = []
     own: dict[int, int] = {}
-    for rid in mu.keys() | mr.keys():
+    for rid, m in mt.most_common():
+        if prune and len(heap) >= want and div * m + slack < heap[0][0]:
+            break
         if rid not in records:
             continue
         m_u, m_r = mu.get(rid, 0), mr.get(rid, 0)
@@ -112,6 +129,11 @@ def score_indexed(
             scored.append(
                 Scored(record_id=rid, s115=s, rank=s, matches=(m_u, m_r), kept=(ku[rid], kr[rid]))
             )
+            if prune:
+                if len(heap) < want:
+                    heapq.heappush(heap, (s, rid))
+                elif (s, rid) > heap[0]:
+                    heapq.heapreplace(heap, (s, rid))
     return _finish(index, scored, own, settings=settings, top=top)
 
 
@@ -130,12 +152,12 @@ def score_reference(
     cut = index.cutoff(settings.exclusion)
     scored: list[Scored] = []
     every: dict[int, int] = {}
+    is_stop = stop.__contains__
     for rec in index:
-        halves = []
-        for tokens in (rec.user_tokens, rec.reply_tokens):
-            kept = [w for w in tokens if w not in stop]
-            halves.append((len(kw_ids.intersection(kept)), len(kept)))
-        (m_u, l_u), (m_r, l_r) = halves
+        ut, rt = rec.user_tokens, rec.reply_tokens
+        # keywords are never stop-words, so matching against all tokens = against kept ones
+        m_u, l_u = len(kw_ids.intersection(ut)), len(ut) - sum(map(is_stop, ut))
+        m_r, l_r = len(kw_ids.intersection(rt)), len(rt) - sum(map(is_stop, rt))
         s = _half(m_u, l_u, settings) + _half(m_r, l_r, settings)
         every[rec.id] = s
         if rec.id < cut and m_u + m_r >= 1 and s > settings.score_floor_units:
