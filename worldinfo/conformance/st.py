@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from worldinfo import _js
-from worldinfo._js import JSONValue
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.conformance.base import Outcome, register
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
@@ -32,8 +32,8 @@ FIELDS = (
 def message(obj: Mapping[str, JSONValue]) -> Message:
     """A case message."""
     return Message(
-        name=obj.get("name", ""),
-        mes=obj.get("mes", ""),
+        name=_js.to_string(obj.get("name", UNDEFINED)),
+        mes=obj.get("mes", UNDEFINED),
         is_user=bool(obj.get("is_user")),
         is_system=_js.truthy(obj.get("is_system")),
     )
