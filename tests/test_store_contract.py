@@ -196,3 +196,19 @@ def test_rebuild_is_deterministic(tmp_path: Path) -> None:
                 store.ingest(ex.user, ex.reply, source_ref=ex.source_ref)
             states.append([(r.id, r.source_ref, r.user_tokens.tolist()) for r in store.records()])
     assert states[0] == states[1] and len(states[0]) == 20
+
+
+def test_chat_sync_adopts_the_id_an_earlier_ingest_used(make: Factory) -> None:
+    store = make()
+    chat = [
+        Message(name="U", mes="first question", is_user=True),
+        Message(name="C", mes="first answer"),
+        Message(name="U", mes="second question", is_user=True),
+        Message(name="C", mes="second answer"),
+    ]
+    assert ChatSync(store, chat_id="file-stem").sync(chat[:2]) == (1, 0)
+    live = ChatSync(store, chat_id="chat")
+    assert live.sync(chat) == (1, 0)
+    assert live.chat_id == "file-stem" and len(store) == 2
+    other = ChatSync(store, chat_id="chat", adopt=False)
+    assert other.sync(chat) == (2, 0)

@@ -116,22 +116,45 @@ def parse_st_chat(text: str) -> tuple[dict[str, object], list[Message]]:
 
 
 class ChatSync:
-    """Keeps a store in step with one chat: ingest new exchanges, delete vanished ones."""
+    """Keeps a store in step with one chat: ingest new exchanges, delete vanished ones.
 
-    def __init__(self, store: RecordStore, *, chat_id: str) -> None:
+    With ``adopt`` (the default), the first sync looks for the chat's first exchange in
+    the store under another chat id (e.g. the file stem ``memory ingest`` used) and, if
+    found, continues under that id, so a live session does not ingest the chat twice.
+    """
+
+    def __init__(self, store: RecordStore, *, chat_id: str, adopt: bool = True) -> None:
         self.store = store
         self.chat_id = chat_id
-        prefix = f"{chat_id}#"
-        self._known: list[str] = sorted(
-            (r for r in store.source_refs() if r.startswith(prefix)), key=_ordinal
-        )
+        self.adopt = adopt
+        self._known: list[str] | None = None
+
+    def _start(self, messages: Sequence[Message]) -> list[Exchange]:
+        wanted = exchanges(messages, chat_id=self.chat_id)
+        refs = list(self.store.source_refs())
+        if self.adopt and wanted:
+            first = wanted[0].source_ref
+            suffix = first[len(self.chat_id) :]
+            owners = sorted(r[: -len(suffix)] for r in refs if r.endswith(suffix))
+            if owners and self.chat_id not in owners:
+                self.chat_id = owners[0]
+                wanted = exchanges(messages, chat_id=self.chat_id)
+        prefix = f"{self.chat_id}#"
+        self._known = sorted((r for r in refs if r.startswith(prefix)), key=_ordinal)
+        return wanted
 
     def sync(self, messages: Sequence[Message]) -> tuple[int, int]:
         """Bring the store in line with ``messages``; return (ingested, deleted)."""
+        if self._known is None:
+            return self.apply(self._start(messages))
         return self.apply(exchanges(messages, chat_id=self.chat_id))
 
     def apply(self, wanted: Sequence[Exchange]) -> tuple[int, int]:
         """Bring the store in line with the exchange list ``wanted``; (ingested, deleted)."""
+        if self._known is None:
+            prefix = f"{self.chat_id}#"
+            known = (r for r in self.store.source_refs() if r.startswith(prefix))
+            self._known = sorted(known, key=_ordinal)
         refs = [e.source_ref for e in wanted]
         same = 0
         for old, new in zip(self._known, refs, strict=False):

@@ -1,0 +1,363 @@
+"""Benchmark of the chat-history retriever on a seeded synthetic chat corpus (run by hand).
+
+Corpus (after spec retriever.md 13.2, with a generated vocabulary instead of wordfreq's):
+50,000 pseudo-words with Zipf-Mandelbrot frequencies and a head of real English function
+words; 800 topics of 20 mid-frequency words (ranks 300-20,000); sessions of 10-60 exchanges
+use 1-2 topics and draw 15 % of their tokens from them; 0.4 % of tokens are lore keys.
+User turns ~12 words, replies ~38 words (log-normal medians; ~58 tokens per exchange), sentences of ~9 words with capitals,
+commas and . ! ? ..., replies with *actions* (25 %), emoticon tails (10 %) and line breaks
+(15 %).
+
+For each size (1k, 10k, 100k exchanges) a fresh store ingests the corpus prefix (one SQLite
+transaction per exchange, WAL), then runs the queries; every query is also run through the
+full-scan reference path and must give the same ranking. ``--json`` prints one object:
+{"ingest_s": {...}, "query_median_ms": {...}, "peak_rss_mb": n, "matches_reference": bool}.
+
+    .venv/bin/python bench/retriever.py [--sizes 1000 10000 100000] [--json] [--store memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_tokenize import lore_tokens
+from worldinfo.sources.store_memory import MemoryStore
+from worldinfo.sources.store_sqlite import SqliteStore
+
+SEED = 20240707
+ZIPF = 1.1
+LORE_KEYS = ["Whisper", "RVC", "Oobabooga", "Z-Waif", "VTube Studio"]
+FUNCTION_WORDS = [
+    "the",
+    "and",
+    "to",
+    "a",
+    "i",
+    "you",
+    "it",
+    "of",
+    "is",
+    "that",
+    "in",
+    "me",
+    "my",
+    "for",
+    "this",
+    "so",
+    "what",
+    "do",
+    "be",
+    "with",
+    "have",
+    "just",
+    "was",
+    "not",
+    "but",
+    "on",
+    "are",
+    "like",
+    "your",
+    "we",
+    "can",
+    "know",
+    "be",
+    "all",
+    "about",
+    "it's",
+    "no",
+    "yes",
+    "oh",
+    "really",
+    "think",
+    "that's",
+    "at",
+    "if",
+    "one",
+    "there",
+    "get",
+    "how",
+    "go",
+    "out",
+    "now",
+    "too",
+    "he",
+    "she",
+    "they",
+    "them",
+    "her",
+    "him",
+    "up",
+    "then",
+    "would",
+    "will",
+    "well",
+    "as",
+    "or",
+    "an",
+    "by",
+    "from",
+    "here",
+    "why",
+    "when",
+    "want",
+    "more",
+    "very",
+    "good",
+    "right",
+    "see",
+    "some",
+    "want",
+    "time",
+    "much",
+]
+ONSETS = [
+    "b",
+    "bl",
+    "br",
+    "c",
+    "ch",
+    "cl",
+    "cr",
+    "d",
+    "dr",
+    "f",
+    "fl",
+    "fr",
+    "g",
+    "gl",
+    "gr",
+    "h",
+    "j",
+    "k",
+    "kr",
+    "l",
+    "m",
+    "n",
+    "p",
+    "pl",
+    "pr",
+    "qu",
+    "r",
+    "s",
+    "sh",
+    "sk",
+    "sl",
+    "st",
+    "t",
+    "th",
+    "tr",
+    "v",
+    "w",
+    "y",
+    "z",
+]
+VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "io", "oo", "ou", "y"]
+CODAS = ["", "", "n", "r", "s", "st", "th", "nd", "rk", "x", "m", "l"]
+
+
+class Corpus:
+    """The seeded synthetic corpus generator."""
+
+    def __init__(self, seed: int = SEED, vocab_size: int = 50_000) -> None:
+        rng = random.Random(seed)
+        words = list(dict.fromkeys(FUNCTION_WORDS))
+        seen = set(words)
+        while len(words) < vocab_size:
+            w = "".join(
+                rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS)
+                for _ in range(rng.choice((1, 2, 2, 3)))
+            )
+            if w not in seen:
+                seen.add(w)
+                words.append(w)
+        self.words = words
+        self.cum = list(itertools.accumulate((r + 2.7) ** -ZIPF for r in range(vocab_size)))
+        self.topics = [rng.sample(words[300:20_000], 20) for _ in range(800)]
+        self.seed = seed
+
+    def _words(self, rng: random.Random, n: int, topic: list[str], share: float) -> list[str]:
+        out = rng.choices(self.words, cum_weights=self.cum, k=n)
+        for i in range(n):
+            r = rng.random()
+            if r < share:
+                out[i] = rng.choice(topic)
+            elif r < share + 0.004:
+                out[i] = rng.choice(LORE_KEYS)
+        return out
+
+    def _text(self, rng: random.Random, words: list[str], *, reply: bool) -> str:
+        sentences = []
+        i = 0
+        while i < len(words):
+            k = max(1, round(rng.gauss(9, 3)))
+            chunk = words[i : i + k]
+            i += k
+            body = " ".join(w + ("," if rng.random() < 0.08 else "") for w in chunk).rstrip(",")
+            sentences.append(body[:1].upper() + body[1:] + rng.choice([".", ".", "!", "?", "..."]))
+        sep = "\n" if reply and rng.random() < 0.15 else " "
+        text = sep.join(sentences)
+        if reply and rng.random() < 0.25:
+            text = f"*{rng.choice(['smiles', 'giggles', 'nods', 'waves', 'grins'])}* " + text
+        if reply and rng.random() < 0.10:
+            text += " " + rng.choice([":)", "^^", "xD", ":3"])
+        return text
+
+    def exchange(
+        self, rng: random.Random, topic: list[str], share: float = 0.15
+    ) -> tuple[str, str]:
+        """One (user, reply) exchange about ``topic``."""
+        nu = max(1, round(rng.lognormvariate(math.log(12), 0.5)))
+        nr = max(1, round(rng.lognormvariate(math.log(38), 0.5)))
+        user = self._text(rng, self._words(rng, nu, topic, share), reply=False)
+        return user, self._text(rng, self._words(rng, nr, topic, share), reply=True)
+
+    def exchanges(self) -> Iterator[tuple[list[str], str, str]]:
+        """Endless stream of (session topic words, user, reply), deterministic."""
+        rng = random.Random(self.seed)
+        while True:
+            topic = [w for t in rng.sample(self.topics, rng.choice((1, 2))) for w in t]
+            for _ in range(rng.randint(10, 60)):
+                user, reply = self.exchange(rng, topic)
+                yield topic, user, reply
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_size(
+    corpus: Corpus, n: int, *, store_kind: str, queries: int, tmp: Path
+) -> dict[str, object]:
+    """Ingest ``n`` exchanges into a fresh store, then time the queries."""
+    store: MemoryStore | SqliteStore
+    if store_kind == "sqlite":
+        db = tmp / f"bench-{n}.db"
+        store = SqliteStore(db)
+    else:
+        store = MemoryStore()
+    data = list(itertools.islice(corpus.exchanges(), n))  # generated outside the timing
+    topics = list({id(t): t for t, _, _ in data}.values())
+    t0 = time.perf_counter()
+    for i, (_, user, reply) in enumerate(data):
+        store.ingest(user, reply, source_ref=f"bench#{i}")
+    store.index.sync()
+    ingest_s = time.perf_counter() - t0
+    rng = random.Random(corpus.seed + 1)
+    lore = lore_tokens(LORE_KEYS)
+    times: list[float] = []
+    matches = True
+    hits = 0
+    for _ in range(queries):
+        message, reply = corpus.exchange(rng, rng.choice(topics), share=0.3)
+        previous = reply if rng.random() < 0.5 else ""
+        t = time.perf_counter()
+        got = store.retrieve(message, previous, lore=lore, top=3)
+        times.append(time.perf_counter() - t)
+        ref = store.retrieve(message, previous, lore=lore, top=3, reference=True)
+        matches &= got.ranked == ref.ranked and got.keywords == ref.keywords
+        hits += got.pick is not None
+    vocab = len(store.index.words)
+    store.close()
+    return {
+        "ingest_s": round(ingest_s, 3),
+        "query_median_ms": round(statistics.median(times) * 1000, 3),
+        "query_p90_ms": round(sorted(times)[int(0.9 * len(times))] * 1000, 3),
+        "matches_reference": matches,
+        "picks": hits,
+        "vocabulary": vocab,
+        "rss_mb": round(_rss_mb(), 1),
+    }
+
+
+def memorybank(path: Path, *, top: int = 5) -> dict[str, object]:
+    """Measure retrieval quality on a ``memory-retrieval-eval/1`` file (no tuning to it).
+
+    Every user's history goes into a fresh store (exclusion 0: the probes come after the
+    history); each answerable probe is a query with no previous reply. Hit@1: the pick is an
+    evidence exchange; window hit: the pick is within 1 of one (the block shows neighbours);
+    recall@k: an evidence exchange is among the ``top`` ranked candidates.
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    probes = hit1 = window = recall = none = 0
+    for user in data["users"]:
+        store = MemoryStore(settings=RetrieverSettings(exclusion=0))
+        order: dict[int, int] = {}
+        for i, (u, r) in enumerate(user["exchanges"]):
+            rec = store.ingest(u, r, source_ref=f"{user['id']}#{i}")
+            if rec is not None:
+                order[rec.id] = i
+        for probe in user["probes"]:
+            if not probe.get("answerable", True):
+                continue
+            evidence = set(probe["evidence"])
+            got = store.retrieve(probe["question"], top=top)
+            probes += 1
+            if got.pick is None:
+                none += 1
+                continue
+            pick = order[got.pick.id]
+            hit1 += pick in evidence
+            window += any(abs(pick - e) <= 1 for e in evidence)
+            recall += any(order[s.record_id] in evidence for s in got.ranked)
+    return {
+        "probes": probes,
+        "hit_at_1": round(hit1 / probes, 3),
+        "window_hit": round(window / probes, 3),
+        f"recall_at_{top}": round(recall / probes, 3),
+        "no_memory": none,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print a table (stderr) and optionally one JSON line (stdout)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--memorybank", type=Path, metavar="FILE", help="only measure quality")
+    args = ap.parse_args(argv)
+    if args.memorybank:
+        print(json.dumps(memorybank(args.memorybank)))
+        return 0
+    corpus = Corpus()
+    out: dict[str, dict[str, object]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            out[str(n)] = r = run_size(
+                corpus, n, store_kind=args.store, queries=args.queries, tmp=Path(tmp)
+            )
+            print(
+                f"{n:>7} exchanges: ingest {r['ingest_s']} s, query median "
+                f"{r['query_median_ms']} ms (p90 {r['query_p90_ms']}), picks {r['picks']}/"
+                f"{args.queries}, vocabulary {r['vocabulary']}, reference "
+                f"{'ok' if r['matches_reference'] else 'MISMATCH'}, rss {r['rss_mb']} MB",
+                file=sys.stderr,
+            )
+    summary = {
+        "ingest_s": {k: v["ingest_s"] for k, v in out.items()},
+        "query_median_ms": {k: v["query_median_ms"] for k, v in out.items()},
+        "peak_rss_mb": round(_rss_mb(), 1),
+        "matches_reference": all(bool(v["matches_reference"]) for v in out.values()),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    return 0 if summary["matches_reference"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
