@@ -15,13 +15,15 @@ memory can hold while another one is retrieved.
 
 Default placement: ``position`` 4 (at depth), ``depth`` 4, ``role`` 0 (system), ``order``
 100, in the chat lore list (sorted first, like a chat lorebook), ``preventRecursion`` on
-(old chat text should not trigger lore entries), no sticky/cooldown unless configured.
+(old chat text should not trigger lore entries), no sticky/cooldown unless configured. The reply
+lines are labelled with the chat's character name (the first one seen by this source) unless
+``character_name`` is set.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,6 +37,7 @@ from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.types import ENTRY_TEMPLATE, Book, Message, Position, Role
 
+DEFAULT_SETTINGS = RetrieverSettings()
 LoreList = Literal["chat", "global", "character", "persona"]
 
 
@@ -119,6 +122,19 @@ class MemorySource(RetrieverSource):
         super().__init__(store, chat_id=chat_id, ingest=ingest)
         self.placement = placement or MemoryPlacement()
         self._recent: list[int] = []
+        self._speaker = ""
+
+    def _block_settings(self) -> RetrieverSettings:
+        """The store's settings, with the chat's character name unless one is configured."""
+        settings = self.store.settings
+        if self._speaker and settings.character_name == DEFAULT_SETTINGS.character_name:
+            return replace(settings, character_name=self._speaker)
+        return settings
+
+    def _learn_speaker(self, context: ScanContext) -> None:
+        names = [m.name for m in context.chat if not m.is_user and not m.is_system and m.name]
+        if names and not self._speaker:
+            self._speaker = names[-1]
 
     def entry(self, record: Record) -> dict[str, JSONValue]:
         """The memory entry of a record: the same object every time for the same record."""
@@ -132,7 +148,7 @@ class MemorySource(RetrieverSource):
         data.update(
             key=[],
             comment=f"chat memory #{record.id}",
-            content=format_block((*prev, record, *nxt), settings=self.store.settings),
+            content=format_block((*prev, record, *nxt), settings=self._block_settings()),
             constant=False,
             order=p.order,
             position=int(p.position),
@@ -148,6 +164,7 @@ class MemorySource(RetrieverSource):
 
     def force_activate(self, context: ScanContext) -> Sequence[Mapping[str, JSONValue]]:
         """Force this turn's memory on (nothing when nothing clears the floor)."""
+        self._learn_speaker(context)
         result = self.query(context, skip=self.placement.book)
         if result.pick is None or context.dry_run:
             return ()
@@ -155,6 +172,7 @@ class MemorySource(RetrieverSource):
 
     def entries_loaded(self, context: ScanContext, lore: LoadedLore) -> None:
         """Add this turn's memory and the recent ones to the chosen lore list."""
+        self._learn_speaker(context)
         result = self.query(context, skip=self.placement.book)
         if result.pick is not None and result.pick.id not in self._recent[-1:]:
             self._recent.append(result.pick.id)
