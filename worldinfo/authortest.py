@@ -1,0 +1,204 @@
+"""Activation tests for lorebook authors: chats and the entries that must / must not fire.
+
+A ``*.witest.json`` file (schema: ``schemas/authortest.schema.json``) names books (any
+importable format, paths relative to the file), optional settings, character and persona, and
+cases. Each case is one SillyTavern scan of a chat; it passes when every ``fire`` entry
+activated, no ``not_fire`` entry did, and (with ``only``) nothing else did. ``load`` validates
+a file and resolves every entry reference (``AuthorTestError`` names the file and JSON path);
+``run`` scans each case with a traced ``Session`` so failures can say why.
+
+Example::
+
+    {"books": ["Eldoria.json"],
+     "cases": [{"name": "the glade", "chat": ["User: Is the glade safe?"],
+                "fire": ["glade"], "not_fire": ["shadowfang"]}]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from worldinfo import _js
+from worldinfo._js import JSONValue
+from worldinfo.session import Session
+from worldinfo.trace import TraceEvent
+from worldinfo.types import Book, Character, Message, Persona, Settings
+
+SUFFIX = ".witest.json"
+
+
+class AuthorTestError(Exception):
+    """A test file cannot be used.
+
+    Args:
+        file: the test file.
+        json_path: where in it (``$.cases.2.fire.0``).
+        message: what is wrong.
+    """
+
+    def __init__(self, file: str, json_path: str, message: str) -> None:
+        super().__init__(f"{file}: {json_path}: {message}")
+        self.file = file
+        self.json_path = json_path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ref:
+    """A resolved entry reference: book, uid and how the author wrote it."""
+
+    world: str
+    uid: JSONValue
+    label: str
+
+    @property
+    def key(self) -> str:
+        """The ``world.uid`` key SillyTavern tracks activations by."""
+        return f"{self.world}.{_js.to_string(self.uid)}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One scan and its expectations."""
+
+    name: str
+    index: int
+    chat: tuple[Message, ...]
+    type: str = "normal"
+    settings: Settings = field(default_factory=Settings)
+    seed: int = 1
+    fire: tuple[Ref, ...] = ()
+    not_fire: tuple[Ref, ...] = ()
+    only: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Suite:
+    """A loaded test file."""
+
+    path: Path
+    books: Mapping[str, Book]
+    global_books: tuple[str, ...]
+    character: Character | None
+    persona: Persona
+    max_context: int
+    cases: tuple[Case, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseResult:
+    """The outcome of one case.
+
+    Attributes:
+        missing: ``fire`` entries that did not activate, with the trace's reason.
+        unexpected: entries that activated but must not (``not_fire``, or anything outside
+            ``fire`` with ``only``), with the reason they activated.
+        activated: every activated ``world.uid``.
+        error: set when SillyTavern would stop the generation with an error.
+    """
+
+    case: Case
+    missing: tuple[str, ...] = ()
+    unexpected: tuple[str, ...] = ()
+    activated: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether every expectation held."""
+        return not self.missing and not self.unexpected and self.error is None
+
+    def describe(self) -> str:
+        """One line: why the case failed (``"ok"`` when it passed)."""
+        if self.error is not None:
+            return f"the scan failed: {self.error}"
+        parts = []
+        if self.missing:
+            parts.append("did not fire: " + "; ".join(self.missing))
+        if self.unexpected:
+            parts.append("fired but must not: " + "; ".join(self.unexpected))
+        return " | ".join(parts) or "ok"
+
+
+def load(path: str | Path) -> Suite:
+    """Read, validate and resolve a test file.
+
+    Raises:
+        AuthorTestError: the file is unreadable, breaks the schema, names a book that cannot
+            be imported, or refers to an entry that does not exist (or is ambiguous).
+    """
+    from worldinfo._authortest_load import load_suite
+
+    return load_suite(Path(path))
+
+
+def run(suite: Suite) -> list[CaseResult]:
+    """Run every case of a suite, in order."""
+    return [run_case(suite, case) for case in suite.cases]
+
+
+def run_file(path: str | Path) -> list[CaseResult]:
+    """``run(load(path))``."""
+    return run(load(path))
+
+
+def run_case(suite: Suite, case: Case) -> CaseResult:
+    """Scan one case's chat in a fresh session and compare with its expectations."""
+    session = Session(
+        books=suite.books,
+        settings=case.settings,
+        global_books=suite.global_books,
+        character=suite.character,
+        persona=suite.persona,
+        chat=case.chat,
+        max_context=suite.max_context,
+        rng=_js.mulberry32(case.seed),
+    )
+    result = session.generate(case.type, trace=True)
+    if result.error is not None:
+        return CaseResult(case=case, error=result.error)
+    verdicts = result.trace.verdicts if result.trace is not None else {}
+    fired = [f"{w}.{_js.to_string(u)}" for w, u in result.activated_keys]
+    fired_set = set(fired)
+    missing = tuple(
+        f"{r.label} ({_why(verdicts.get(r.key))})" for r in case.fire if r.key not in fired_set
+    )
+    wanted = {r.key for r in case.fire}
+    banned = {r.key: r.label for r in case.not_fire}
+    unexpected = []
+    for key in fired:
+        if key in banned or (case.only and key not in wanted):
+            label = banned.get(key) or _label(suite, key)
+            unexpected.append(f"{label} ({_why(verdicts.get(key))})")
+    return CaseResult(
+        case=case, missing=missing, unexpected=tuple(unexpected), activated=tuple(fired)
+    )
+
+
+def _why(event: TraceEvent | None) -> str:
+    if event is None:
+        return "not scanned: its book is not in play"
+    detail = event.detail
+    if event.reason == "key" and "key" in detail:
+        where = detail.get("found_in", "scan text")
+        return f"key {_js.to_string(detail['key'])!r} found in {_js.to_string(where)}"
+    if event.reason == "probability" and "roll" in detail:
+        return f"probability roll {_js.to_number(detail['roll']):.1f}"
+    if event.reason == "budget" and "tokens" in detail:
+        return f"budget: {_js.to_string(detail['tokens'])} >= {_js.to_string(detail.get('budget'))}"
+    return event.reason.replace("_", " ")
+
+
+def _label(suite: Suite, key: str) -> str:
+    for name, book in suite.books.items():
+        for e in book.entries or ():
+            if f"{name}.{_js.to_string(e.uid)}" == key:
+                return f"{e.comment!r} ({key})" if e.comment else key
+    return key
+
+
+def case_lines(suite: Suite, results: Sequence[CaseResult]) -> list[str]:
+    """One line per failing case: ``FILE::case name: why``."""
+    return [f"{suite.path}::{r.case.name}: {r.describe()}" for r in results if not r.ok]

@@ -1,0 +1,58 @@
+"""``worldinfo test FILE...``: run lorebook authors' activation tests (``*.witest.json``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from worldinfo.authortest import SUFFIX, AuthorTestError, case_lines, load, run
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``test`` sub-command."""
+    p = sub.add_parser(
+        "test",
+        help="run activation tests (*.witest.json): entries that must / must not fire",
+        description="Run each case of each test file (a directory means every "
+        f"*{SUFFIX} file under it); print one line per failing case and a summary. "
+        "Exit 0 only when every case passed.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list passing cases")
+    p.set_defaults(func=run_tests)
+
+
+def _expand(files: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for f in files:
+        p = Path(f)
+        out.extend(sorted(p.rglob(f"*{SUFFIX}")) if p.is_dir() else [p])
+    return out
+
+
+def run_tests(args: argparse.Namespace) -> int:
+    """Run the files; exit 1 when a case failed or a file could not be used."""
+    passed = failed = broken = 0
+    paths = _expand(args.files)
+    for i, path in enumerate(paths, 1):
+        if len(paths) > 10:
+            print(f"[{i}/{len(paths)}] {path}", file=sys.stderr)
+        try:
+            suite = load(path)
+        except AuthorTestError as exc:
+            print(f"ERROR {exc}")
+            broken += 1
+            continue
+        results = run(suite)
+        for line in case_lines(suite, results):
+            print(f"FAIL {line}")
+        if args.verbose:
+            for r in results:
+                if r.ok:
+                    print(f"ok   {suite.path}::{r.case.name}")
+        passed += sum(1 for r in results if r.ok)
+        failed += sum(1 for r in results if not r.ok)
+    tail = f", {broken} file(s) with errors" if broken else ""
+    print(f"{passed} passed, {failed} failed{tail}")
+    return 0 if failed == 0 and broken == 0 else 1
