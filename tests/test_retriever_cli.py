@@ -66,3 +66,20 @@ def test_rebuild_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_query_on_a_missing_store_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["memory", "query", "--db", str(tmp_path / "none.db"), "x"]) == 1
     assert "no such store" in capsys.readouterr().err
+
+
+def test_reingesting_a_long_chat_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat, db = tmp_path / "long.jsonl", tmp_path / "m.db"
+    lines = [{"user_name": "You", "character_name": "C"}]
+    for i in range(700):
+        lines.append({"name": "You", "is_user": True, "mes": f"question {i} w{i % 37}"})
+        lines.append({"name": "C", "is_user": False, "mes": f"answer {i} v{i % 53}"})
+    chat.write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    assert main(["memory", "ingest", str(chat), "--db", str(db)]) == 0
+    assert "700 ingested, 0 deleted" in capsys.readouterr().out
+    lines = lines[:-2]
+    chat.write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    assert main(["memory", "ingest", str(chat), "--db", str(db)]) == 0
+    assert "0 ingested, 1 deleted" in capsys.readouterr().out

@@ -12,7 +12,7 @@ from pathlib import Path
 from worldinfo._js import parse_json
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
-from worldinfo.sources.retriever_chat import ChatSync, iter_exchanges
+from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_sqlite import SqliteStore, StoreError, remove_database
@@ -55,20 +55,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=usage)
 
 
-def _ingest_into(store: SqliteStore, chat: Path, chat_id: str) -> tuple[int, int, int]:
-    wanted = list(iter_exchanges(chat.read_text(encoding="utf-8"), chat_id=chat_id))
-    sync = ChatSync(store, chat_id=chat_id)
-    done = [0, 0]
-    last = time.monotonic()
-    step = 500
-    for start in range(0, len(wanted), step):
-        ingested, deleted = sync.apply(wanted[: start + step])
-        done[0] += ingested
-        done[1] += deleted
-        if time.monotonic() - last >= PROGRESS_EVERY_S:
-            last = time.monotonic()
-            print(f"  {chat.name}: {min(start + step, len(wanted))}/{len(wanted)}", file=sys.stderr)
-    return done[0], done[1], len(wanted)
+def _ingest_into(
+    store: SqliteStore, chat: Path, chat_id: str, *, adopt: bool
+) -> tuple[int, int, int]:
+    _, messages = parse_st_chat(chat.read_text(encoding="utf-8"))
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] >= PROGRESS_EVERY_S:
+            last[0] = time.monotonic()
+            print(f"  {chat.name}: {done}/{total}", file=sys.stderr, flush=True)
+
+    sync = ChatSync(store, chat_id=chat_id, adopt=adopt)
+    ingested, deleted = sync.sync(messages, progress=progress)
+    return ingested, deleted, len(exchanges(messages, chat_id=sync.chat_id))
 
 
 def run_ingest(args: argparse.Namespace) -> int:
@@ -83,7 +83,9 @@ def run_ingest(args: argparse.Namespace) -> int:
         with SqliteStore(db, settings=settings) as store:
             for chat in chats:
                 chat_id = args.chat_id or chat.stem
-                ing, dele, total = _ingest_into(store, chat, chat_id)
+                ing, dele, total = _ingest_into(
+                    store, chat, chat_id, adopt=args.chat_id is None and not args.rebuild
+                )
                 print(f"{chat}: {total} exchanges, {ing} ingested, {dele} deleted")
             size = len(store)
         if args.rebuild:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from worldinfo.sources.retriever import RecordStore
@@ -143,14 +143,23 @@ class ChatSync:
         self._known = sorted((r for r in refs if r.startswith(prefix)), key=_ordinal)
         return wanted
 
-    def sync(self, messages: Sequence[Message]) -> tuple[int, int]:
+    def sync(
+        self, messages: Sequence[Message], *, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int]:
         """Bring the store in line with ``messages``; return (ingested, deleted)."""
         if self._known is None:
-            return self.apply(self._start(messages))
-        return self.apply(exchanges(messages, chat_id=self.chat_id))
+            return self.apply(self._start(messages), progress=progress)
+        return self.apply(exchanges(messages, chat_id=self.chat_id), progress=progress)
 
-    def apply(self, wanted: Sequence[Exchange]) -> tuple[int, int]:
-        """Bring the store in line with the exchange list ``wanted``; (ingested, deleted)."""
+    def apply(
+        self, wanted: Sequence[Exchange], *, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int]:
+        """Bring the store in line with the exchange list ``wanted``; (ingested, deleted).
+
+        Args:
+            wanted: the chat's exchanges, oldest first.
+            progress: called as ``progress(done, total)`` every 100 exchanges examined.
+        """
         if self._known is None:
             prefix = f"{self.chat_id}#"
             known = (r for r in self.store.source_refs() if r.startswith(prefix))
@@ -164,9 +173,11 @@ class ChatSync:
         keep = set(refs)
         deleted = sum(self.store.delete(r) for r in self._known[same:] if r not in keep)
         ingested = 0
-        for ex in wanted[same:]:
+        for n, ex in enumerate(wanted[same:], same + 1):
             if self.store.ingest(ex.user, ex.reply, source_ref=ex.source_ref) is not None:
                 ingested += 1
+            if progress is not None and n % 100 == 0:
+                progress(n, len(wanted))
         self._known = refs
         return ingested, deleted
 
