@@ -1,0 +1,214 @@
+"""``worldinfo explain BOOK... --chat CHAT``: why each entry did or did not activate.
+
+Runs one traced scan and prints, per scan loop, a table of the entries the loop looked at
+(outcome, reason, detail: the key and where it was found, the roll, the token counts), then
+the final verdict per entry. ``--format json`` prints the trace itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping
+
+from worldinfo import _js
+from worldinfo._js import JSONValue
+from worldinfo.cli._inputs import InputError, add_scan_options, build_session, read_inputs
+from worldinfo.result import ScanResult
+from worldinfo.session import Session
+from worldinfo.trace import TraceEvent
+from worldinfo.types import Book
+
+_STATES = {
+    "INITIAL": "initial scan",
+    "RECURSION": "recursion",
+    "MIN_ACTIVATIONS": "widened for min activations",
+}
+
+REASONS: Mapping[str, str] = {
+    "key": "a key matched",
+    "constant": "constant",
+    "sticky": "sticky (still active)",
+    "decorator": "@@activate",
+    "forced": "forced by an activation source",
+    "disabled": "disabled",
+    "trigger": "not for this generation type",
+    "character_filter": "character filter",
+    "tag_filter": "tag filter",
+    "delay": "delay: too early in the chat",
+    "cooldown": "cooling down",
+    "delay_until_recursion": "waits for a recursion pass",
+    "exclude_recursion": "excluded from recursion",
+    "dont_activate": "@@dont_activate",
+    "no_keys": "no keys",
+    "no_primary_match": "no key matched",
+    "secondary_logic": "secondary keys failed",
+    "group_lost": "lost its group's draw",
+    "group_already_active": "group already has a winner",
+    "group_timed": "group member sticky/cooldown",
+    "group_score": "lower group score",
+    "group_quirk_removed": "removed by the group quirk (Q14)",
+    "probability": "probability roll failed",
+    "budget": "over the budget",
+    "budget_skipped": "budget already overflowed",
+    "regex_timeout": "regex key timed out",
+}
+"""A few words for each trace reason code."""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``explain`` sub-command."""
+    p = sub.add_parser(
+        "explain",
+        help="scan with a trace: why each entry did or did not activate",
+        description="Scan books/cards (any importable format) against a chat and show, per "
+        "scan loop, every entry's outcome and reason, then the final verdicts.",
+    )
+    p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
+    add_scan_options(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a traced scan and print the explanation."""
+    try:
+        inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
+        session = build_session(inputs, args)
+    except InputError as exc:
+        print(f"worldinfo explain: {exc}", file=sys.stderr)
+        return 1
+    result = session.generate(args.type, trace=True)
+    if args.format == "json":
+        print(json.dumps(trace_json(result), ensure_ascii=False, indent=1))
+    else:
+        print(render_trace(result, books=session.books, count_tokens=session.count_tokens), end="")
+    return 1 if result.error else 0
+
+
+def trace_json(result: ScanResult) -> dict[str, JSONValue]:
+    """The trace (loops of events, verdicts) with the activated entries and the loop count."""
+    out: dict[str, JSONValue] = {
+        "activated": [{"world": w, "uid": u} for w, u in result.activated_keys],
+        "scan_loops": result.scan_loops,
+    }
+    if result.error is not None:
+        out["error"] = result.error
+    if result.trace is not None:
+        out.update(result.trace.to_json())
+    canon = _js.canonical(out)
+    assert isinstance(canon, dict)
+    return canon
+
+
+def explain_session(session: Session, *, type: str = "normal") -> str:
+    """Scan ``session`` once with a trace and render it (see ``render_trace``)."""
+    result = session.generate(type, trace=True)
+    return render_trace(result, books=session.books, count_tokens=session.count_tokens)
+
+
+def render_trace(
+    result: ScanResult,
+    *,
+    books: Mapping[str, Book] | None = None,
+    count_tokens: Callable[[str], int] = _js.st_token_estimate,
+) -> str:
+    """A readable table per scan loop, then the verdicts.
+
+    Args:
+        result: a scan result made with ``trace=True``.
+        books: the books, for entry titles (``comment``) of entries that did not activate.
+        count_tokens: the token counter, for the size of activated contents.
+
+    Returns:
+        The text, ending with a newline.
+    """
+    if result.error is not None:
+        return f"SillyTavern would stop here with an error: {result.error}\n"
+    if result.trace is None:
+        return "no trace: scan with trace=True\n"
+    titles = _titles(books or {})
+    tokens = {}
+    for e in result.activated:
+        key = f"{_js.to_string(e.get('world'))}.{_js.to_string(e.get('uid'))}"
+        titles.setdefault(key, _js.to_string(e.get("comment") or ""))
+        tokens[key] = count_tokens(_js.to_string(e.get("content") or ""))
+    lines: list[str] = []
+    for events in result.trace.loops():
+        first = events[0]
+        lines.append(f"Loop {first.loop} ({_STATES.get(first.state, first.state.lower())})")
+        lines += _table([_row(e, titles, tokens) for e in events])
+        lines.append("")
+    verdicts = result.trace.verdicts
+    n = sum(1 for v in verdicts.values() if v.outcome == "activated")
+    lines.append(f"Verdicts: {n} of {len(verdicts)} entries activated")
+    rows = [_row(v, titles, tokens, loop=True) for v in verdicts.values()]
+    lines += _table(sorted(rows, key=lambda r: r[1] != "activated"))
+    if result.activated:
+        total = count_tokens(
+            "".join(_js.to_string(e.get("content")) + "\n" for e in result.activated)
+        )
+        lines.append(f"Activated content: about {_tokens(total)}")
+    lines.append(f"The scan ran {result.scan_loops} loop(s).")
+    for w in result.warnings:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines) + "\n"
+
+
+def _titles(books: Mapping[str, Book]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, book in books.items():
+        for e in book.entries or ():
+            out.setdefault(f"{name}.{_js.to_string(e.uid)}", e.comment)
+    return out
+
+
+def _row(
+    e: TraceEvent, titles: Mapping[str, str], tokens: Mapping[str, int], *, loop: bool = False
+) -> tuple[str, str, str, str]:
+    key = f"{_js.to_string(e.world)}.{_js.to_string(e.uid)}"
+    title = titles.get(key, "")
+    entry = f"{_js.to_string(e.world)}#{_js.to_string(e.uid)}" + (f" {title}" if title else "")
+    reason = f"{e.reason}: {REASONS[e.reason]}" if e.reason in REASONS else e.reason
+    details = _detail(e.detail)
+    if e.outcome == "activated" and key in tokens:
+        details.append(_tokens(tokens[key]))
+    if loop:
+        details.append(f"loop {e.loop}")
+    return (_clip(entry, 36), e.outcome, reason, ", ".join(details))
+
+
+def _tokens(n: int) -> str:
+    return f"{n} token" if n == 1 else f"{n} tokens"
+
+
+def _detail(detail: Mapping[str, JSONValue]) -> list[str]:
+    out = []
+    rest = dict(detail)
+    if "key" in rest:
+        key = rest.pop("key")
+        where = rest.pop("found_in", "the scan text")
+        out.append(f"key {_js.to_string(key)!r} in {_js.to_string(where)}")
+    if "roll" in rest:
+        out.append(f"roll {_js.to_number(rest.pop('roll')):.2f}")
+    if "tokens" in rest:
+        used, budget = rest.pop("tokens"), rest.pop("budget", "?")
+        out.append(f"{_js.to_string(used)} tokens >= budget {_js.to_string(budget)}")
+    out += [f"{k}={_js.to_string(v)}" for k, v in rest.items()]
+    return out
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _table(rows: list[tuple[str, str, str, str]]) -> list[str]:
+    header = ("entry", "outcome", "reason", "detail")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    out = []
+    for r in [header, *rows]:
+        cells = [r[i].ljust(widths[i]) for i in range(3)]
+        out.append(("  " + "  ".join(cells) + "  " + r[3]).rstrip())
+    return out
