@@ -162,3 +162,18 @@ def test_retrieval_is_pure() -> None:
         store.ingest(_vocab_text(rng, vocab, 8), _vocab_text(rng, vocab, 20), source_ref=str(i))
     first = store.retrieve("w3 w70 w71 w45", "w9")
     assert all(store.retrieve("w3 w70 w71 w45", "w9") == first for _ in range(5))
+
+
+def test_postings_compaction_keeps_results() -> None:
+    store = MemoryStore(settings=RetrieverSettings(exclusion=0, stopword_share=0.2))
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(120)]
+    for i in range(300):
+        store.ingest(_vocab_text(rng, vocab, 10), _vocab_text(rng, vocab, 25), source_ref=str(i))
+    for i in range(0, 300, 3):
+        store.delete(str(i))
+    before = store.retrieve("w1 w50 w99 w7", top=5)
+    store.index.compact()
+    assert all(r in store.index.records for p in store.index.post[0] for r in p)
+    assert store.retrieve("w1 w50 w99 w7", top=5) == before
+    assert before.ranked == store.retrieve("w1 w50 w99 w7", top=5, reference=True).ranked

@@ -7,7 +7,8 @@ query, moves the cache to the current set by walking only the postings of the wo
 status changed (the set of stop-words changes by a word or two between turns). Postings keep
 one entry per occurrence, so that walk adjusts L by exactly the word's occurrences.
 
-Deleted records stay in the postings (skipped when reached); ids are never reused.
+Deleted records stay in the postings (skipped when reached) until they outnumber the live
+ones, then the postings are compacted; ids are never reused.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class RetrieverIndex:
         self._stop_total = 0
         self._dirty: set[int] = set()
         self._full_check = False
+        self._dead_postings = 0
 
     # --- words -------------------------------------------------------------------------
 
@@ -121,7 +123,19 @@ class RetrieverIndex:
             self._dirty.update(tokens)
         self.total -= len(record.user_tokens) + len(record.reply_tokens)
         self._full_check = True
+        self._dead_postings += len(record.user_tokens) + len(record.reply_tokens)
+        if self._dead_postings > max(self.total, 10_000):
+            self.compact()
         return record
+
+    def compact(self) -> None:
+        """Drop deleted records' ids from the postings (done when they outnumber live ones)."""
+        live = self.records.__contains__
+        for postings in self.post:
+            for wid, ids in enumerate(postings):
+                if ids:
+                    postings[wid] = array("i", filter(live, ids))
+        self._dead_postings = 0
 
     def __len__(self) -> int:
         return len(self.records)
