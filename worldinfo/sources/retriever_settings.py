@@ -50,7 +50,12 @@ class RetrieverSettings:
         lore_boost: whether a keyword that is a lore token is pulled to (v + 1) / 2 (F6, F9).
         window_before: stored records shown before the pick (F11).
         window_after: stored records shown after the pick (F11).
-        smoothing: rank by own + neighbours' scores (F12 variant, off by default).
+        smoothing: the F12 variant (off by default; the original computed it and never used
+            it, O23). Which records are candidates does not change: own score > score_floor
+            and at least one keyword (F14, applied to the own score only). Candidates are
+            then ranked by own + previous + next live record's own score (each neighbour's
+            halves floored as usual, whether or not it is eligible; a missing neighbour adds
+            0); ties go to the most recent record.
         punctuation: ``"ascii"`` = ``string.punctuation`` only (the original's set, F2);
             ``"unicode"`` additionally removes Unicode punctuation (F2 improved mode).
         header: first line(s) of the memory block (O25).
