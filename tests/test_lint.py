@@ -4,6 +4,7 @@ the whole corpus without a crash (findings are counted, never printed: some file
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -294,3 +295,63 @@ def test_cli_each_file_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", str(ELDORIA), str(ELDORIA), "--min-severity", "error"]) == 1
     assert capsys.readouterr().out.count("WI080") == 4
     assert main(["lint", "--each", str(ELDORIA), str(ELDORIA), "--min-severity", "error"]) == 0
+
+
+def _json_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-5, 10),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from(["", " ", "0", "100", "@@activate", "/a+/", "/^x/y", "a, b", "Normal"]),
+        st.text(max_size=12),
+    )
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+FIELDS = [
+    "key",
+    "keysecondary",
+    "selectiveLogic",
+    "selective",
+    "constant",
+    "content",
+    "position",
+    "outletName",
+    "triggers",
+    "probability",
+    "useProbability",
+    "scanDepth",
+    "delayUntilRecursion",
+    "excludeRecursion",
+    "preventRecursion",
+    "group",
+    "groupOverride",
+    "order",
+    "depth",
+    "caseSensitive",
+    "matchWholeWords",
+    "disable",
+    "ignoreBudget",
+    "uid",
+]
+
+
+def test_odd_field_values_never_crash() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(
+        max_examples=int(os.environ.get("WORLDINFO_FUZZ_EXAMPLES", "300")),
+        deadline=None,
+        database=None,
+    )
+    @given(st.lists(st.dictionaries(st.sampled_from(FIELDS), _json_values()), max_size=4))
+    def check(entries: list[dict[str, Any]]) -> None:
+        raw = Book.from_json("odd", {"entries": {str(i): e for i, e in enumerate(entries)}})
+        for f in lint([raw], LintOptions(regex_timeout=0.02)):
+            assert f.code in CODES and f.severity in SEVERITIES
+
+    check()
