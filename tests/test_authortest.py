@@ -27,7 +27,7 @@ def write(tmp_path: Path, cases: list[dict[str, Any]], **top: Any) -> Path:
 
 def test_eldoria_table_is_green() -> None:
     results = run_file(ELDORIA_TABLE)
-    assert len(results) == 13
+    assert len(results) == 15
     assert [r.case.name for r in results if not r.ok] == []
 
 
@@ -184,13 +184,13 @@ def test_unimportable_book_and_bad_json(tmp_path: Path) -> None:
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["test", str(ELDORIA_TABLE)]) == 0
-    assert capsys.readouterr().out == "13 passed, 0 failed\n"
+    assert capsys.readouterr().out == "15 passed, 0 failed\n"
     bad = write(tmp_path, [{"name": "wrong", "chat": ["User: hi"], "fire": ["glade"]}])
     assert main(["test", str(bad), str(ELDORIA_TABLE)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
         f"FAIL {bad}::wrong: did not fire: 'glade' (Eldoria.2) (no primary match)",
-        "13 passed, 1 failed",
+        "15 passed, 1 failed",
     ]
     (tmp_path / "broken.witest.json").write_text("[]", encoding="utf-8")
     assert main(["test", str(tmp_path)]) == 1

@@ -162,6 +162,7 @@ def _case(
         type=kind,
         settings=Settings.from_json({**settings, **(obj.get("settings") or {})}),
         seed=int(obj.get("seed", seed.get("seed", 1))),
+        max_context=obj.get("max_context"),
         fire=tuple(
             resolve(file, f"{where}.fire.{j}", r, books) for j, r in enumerate(obj.get("fire", []))
         ),

@@ -69,6 +69,7 @@ class Case:
     type: str = "normal"
     settings: Settings = field(default_factory=Settings)
     seed: int = 1
+    max_context: int | None = None
     fire: tuple[Ref, ...] = ()
     not_fire: tuple[Ref, ...] = ()
     only: bool = False
@@ -153,7 +154,7 @@ def run_case(suite: Suite, case: Case) -> CaseResult:
         character=suite.character,
         persona=suite.persona,
         chat=case.chat,
-        max_context=suite.max_context,
+        max_context=suite.max_context if case.max_context is None else case.max_context,
         rng=_js.mulberry32(case.seed),
     )
     result = session.generate(case.type, trace=True)
