@@ -77,6 +77,15 @@ class ScanBuffer:
 
     # --- state --------------------------------------------------------------------------
 
+    @property
+    def messages(self) -> list[str]:
+        """The depth buffer (R17): trimmed messages, newest first, at most 1000."""
+        return self._depth
+
+    def scan_texts(self) -> tuple[str, ...]:
+        """The card and persona fields in ``MATCH_FLAGS`` order."""
+        return tuple(getattr(self.scan_data, name) for _, name in MATCH_FLAGS)
+
     def global_depth(self) -> float:
         """``world_info_depth + skew`` (``getDepth``)."""
         return _js.to_number(self.settings.depth) + self.skew

@@ -12,11 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
-from worldinfo._js import UNDEFINED, JSError, JSONValue
+from worldinfo._js import JSError, JSONValue
 from worldinfo.buffer import ScanBuffer, ScanData
-from worldinfo.gathering import BookSelection, load_lore, select_books, sort_lore
+from worldinfo.fastpass import FastScan, dynamic_positions
+from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_books, sort_lore
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook, assemble, authors_note
+from worldinfo.prepared import Plan, ScanCache
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.timed_effects import TimedEffects, entry_key, normalise
@@ -63,6 +65,10 @@ class _Scan:
     loop: int = 0
     trace: Trace | None = None
     pending_levels: list[JSONValue] = field(default_factory=list)
+    fast: FastScan | None = None
+    skip: bool = False
+    shared: tuple[Entry, ...] | None = None
+    shared_index: dict[int, int] | None = None
 
 
 def compute_budget(settings: Settings, max_context: JSONValue) -> int:
@@ -100,6 +106,7 @@ def check(
     sources: Sequence[ActivationSource] = (),
     context: ScanContext | None = None,
     trace: bool = False,
+    cache: ScanCache | None = None,
 ) -> ScanResult:
     """Evaluate World Info once, as SillyTavern 1.15.0 does.
 
@@ -123,6 +130,9 @@ def check(
         sources: activation sources whose hooks run during the scan.
         context: what sources see of the scan (built by ``Session``).
         trace: also record why each entry did or did not activate (``result.trace``).
+        cache: prepared entries and key index kept across scans (``Session`` owns one);
+            ``None`` runs the straightforward path (every entry, every key, every pass).
+            Not used with ``sources`` (they may edit the loaded lore).
 
     Returns:
         The scan result; ``result.error`` is set where SillyTavern would have thrown.
@@ -149,6 +159,7 @@ def check(
             sources=sources,
             context=context,
             trace=trace,
+            cache=cache if not sources else None,
         )
     except JSError as exc:
         return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
@@ -175,6 +186,7 @@ def _check(
     sources: Sequence[ActivationSource],
     context: ScanContext | None,
     trace: bool,
+    cache: ScanCache | None,
 ) -> ScanResult:
     # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
     buffer = ScanBuffer(chat, settings, scan_data)
@@ -183,12 +195,22 @@ def _check(
         if text:
             buffer.inject.append(text)
     budget = compute_budget(settings, max_context)
-    lore = load_lore(select_books(selection, books), books)
-    if lore is not None and sources and context is not None:
-        for source in sources:
-            source.entries_loaded(context, lore)
-    entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
+    plan: Plan | None = None
+    if cache is not None:
+        plan = cache.plan(books, selection, settings)
+        entries = [] if plan is None else list(plan.entries)
+        if plan is not None and trace:
+            entries = [dict(e) for e in entries]
+    else:
+        lore = load_lore(select_books(selection, books), books)
+        if lore is not None and sources and context is not None:
+            for source in sources:
+                source.entries_loaded(context, lore)
+        entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
     timed = TimedEffects(timed_state, len(chat), entries, dry_run)
+    if plan is not None:
+        timed.first_by_hash = plan.first_by_hash
+        timed.delay_positions = plan.delay_positions
     timed.check()
     if not entries:
         return ScanResult(
@@ -199,12 +221,15 @@ def _check(
     for obj in forced:
         if "world" in obj and "uid" in obj:
             registry[entry_key(obj)] = dict(obj)
+    shared = plan is not None and not trace
     scan = _Scan(
         settings=settings,
         buffer=buffer,
         timed=timed,
         entries=entries,
-        index={id(e): i for i, e in enumerate(entries)},
+        index=plan.index
+        if plan is not None and shared
+        else {id(e): i for i, e in enumerate(entries)},
         rng=rng,
         count_tokens=count_tokens,
         substitute=substitute,
@@ -214,7 +239,13 @@ def _check(
         trigger=scan_data.trigger,
         trace=Trace() if trace else None,
     )
-    _init_delay_levels(scan)
+    if plan is not None:
+        scan.fast = FastScan(plan, buffer, dynamic_positions(plan, timed.active, registry))
+        scan.skip = not trace and type(substitute) is Macros
+        if shared:
+            scan.shared = plan.entries
+            scan.shared_index = plan.index
+    _init_delay_levels(scan, plan)
     loops = _run_loops(scan, sources)
 
     activated = list(scan.activated.values())
@@ -240,18 +271,9 @@ def _check(
     )
 
 
-def _init_delay_levels(scan: _Scan) -> None:
+def _init_delay_levels(scan: _Scan, plan: Plan | None) -> None:
     """R29: the distinct ``delayUntilRecursion`` levels, ascending; the lowest is current."""
-    levels: list[JSONValue] = []
-    for e in scan.entries:
-        d = e.get("delayUntilRecursion", UNDEFINED)
-        if not _js.truthy(d):
-            continue
-        level = 1 if d is True else d
-        if not any(_js.strict_eq(level, x) for x in levels):
-            levels.append(level)
-    levels = _js.sort_desc_by_order([{"order": _js.to_number(x), "v": x} for x in levels])[::-1]
-    ordered = [x["v"] for x in levels]
+    ordered = list(plan.levels) if plan is not None else delay_levels(scan.entries)
     scan.current_level = ordered.pop(0) if ordered else 0
     scan.pending_levels = ordered
 

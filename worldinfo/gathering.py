@@ -75,7 +75,8 @@ def select_books(sel: BookSelection, books: Mapping[str, Book]) -> SelectedBooks
     )
 
 
-def _book_entries(book: Book | None) -> list[dict[str, JSONValue]]:
+def book_entries(book: Book | None) -> list[dict[str, JSONValue]]:
+    """The ``{uid, world, ...fields}`` objects of a book's entries, in book order."""
     if book is None or book.entries is None:
         return []
     out = []
@@ -95,13 +96,13 @@ def load_lore(selected: SelectedBooks, books: Mapping[str, Book]) -> LoadedLore 
             return None
     lore = LoadedLore()
     for name in selected.global_names:
-        lore.global_entries.extend(_book_entries(books.get(name)))
+        lore.global_entries.extend(book_entries(books.get(name)))
     for name in selected.character_names:
-        lore.character_entries.extend(_book_entries(books.get(name)))
+        lore.character_entries.extend(book_entries(books.get(name)))
     if selected.chat_name:
-        lore.chat_entries.extend(_book_entries(books.get(selected.chat_name)))
+        lore.chat_entries.extend(book_entries(books.get(selected.chat_name)))
     if selected.persona_name:
-        lore.persona_entries.extend(_book_entries(books.get(selected.persona_name)))
+        lore.persona_entries.extend(book_entries(books.get(selected.persona_name)))
     return lore
 
 
@@ -128,7 +129,8 @@ def parse_decorators(content: JSONValue) -> tuple[list[str], JSONValue]:
     return decorators, content
 
 
-def _decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """A copy of ``entry`` with its ``decorators``, stripped ``content`` and ``hash`` (R13)."""
     raw = entry.get("content", UNDEFINED)
     decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
     obj = dict(entry)
@@ -138,22 +140,50 @@ def _decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
     return obj
 
 
-def sort_lore(lore: LoadedLore, *, strategy: JSONValue) -> list[dict[str, JSONValue]]:
-    """Merge the sources by insertion strategy (R12), then decorate and hash (R13)."""
-    glob = _js.sort_desc_by_order(lore.global_entries)
-    char = _js.sort_desc_by_order(lore.character_entries)
+def merge_sorted(
+    *,
+    global_entries: list[dict[str, JSONValue]],
+    character_entries: list[dict[str, JSONValue]],
+    chat_entries: list[dict[str, JSONValue]],
+    persona_entries: list[dict[str, JSONValue]],
+    strategy: JSONValue,
+) -> list[dict[str, JSONValue]]:
+    """Merge the four lore lists by insertion strategy (R12)."""
+    glob = _js.sort_desc_by_order(global_entries)
+    char = _js.sort_desc_by_order(character_entries)
     if _js.strict_eq(strategy, 1):
         merged = char + glob
     elif _js.strict_eq(strategy, 2):
         merged = glob + char
     else:
-        merged = _js.sort_desc_by_order(lore.global_entries + lore.character_entries)
-    ordered = (
-        _js.sort_desc_by_order(lore.chat_entries)
-        + _js.sort_desc_by_order(lore.persona_entries)
-        + merged
+        merged = _js.sort_desc_by_order(global_entries + character_entries)
+    return _js.sort_desc_by_order(chat_entries) + _js.sort_desc_by_order(persona_entries) + merged
+
+
+def sort_lore(lore: LoadedLore, *, strategy: JSONValue) -> list[dict[str, JSONValue]]:
+    """Merge the sources by insertion strategy (R12), then decorate and hash (R13)."""
+    ordered = merge_sorted(
+        global_entries=lore.global_entries,
+        character_entries=lore.character_entries,
+        chat_entries=lore.chat_entries,
+        persona_entries=lore.persona_entries,
+        strategy=strategy,
     )
-    return [_decorate(e) for e in ordered]
+    return [decorate(e) for e in ordered]
+
+
+def delay_levels(entries: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
+    """R29: the distinct ``delayUntilRecursion`` levels of all entries, ascending."""
+    levels: list[JSONValue] = []
+    for e in entries:
+        d = e.get("delayUntilRecursion", UNDEFINED)
+        if not _js.truthy(d):
+            continue
+        level = 1 if d is True else d
+        if not any(_js.strict_eq(level, x) for x in levels):
+            levels.append(level)
+    ordered = _js.sort_desc_by_order([{"order": _js.to_number(x), "v": x} for x in levels])[::-1]
+    return [x["v"] for x in ordered]
 
 
 def sorted_entries(

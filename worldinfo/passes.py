@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.buffer import MATCHER
+from worldinfo.fastpass import FastScan
 from worldinfo.groups import filter_groups
 from worldinfo.timed_effects import entry_key
 from worldinfo.trace import TraceEvent
@@ -24,29 +25,36 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
     """Run one pass; return its candidates and its "successful" entries (R49)."""
     nominated: list[Entry] = []
     why: dict[int, Why] = {}
+    fast = scan.fast
+    if fast is not None:
+        fast.begin_pass(scan.state)
+    if fast is not None and scan.skip:
+        _nominate_fast(scan, fast, nominated)
+    else:
+        _nominate_all(scan, nominated, why)
     tracing = scan.trace is not None
-    for entry in scan.entries:
-        warned = len(scan.buffer.warnings)
-        chosen, reason = _select(scan, entry)
-        if tracing:
-            _trace_selection(scan, entry, chosen, reason, warned, why)
-        if chosen is not None and not any(chosen is c for c in nominated):
-            nominated.append(chosen)
     sticky = scan.timed.is_active
-    candidates = sorted(
-        nominated,
-        key=lambda e: (0 if sticky("sticky", e) else 1, scan.index.get(id(e), -1)),
-    )
+    candidates = nominated
+    if scan.forced or scan.timed.active.get("sticky"):
+        candidates = sorted(
+            nominated,
+            key=lambda e: (0 if sticky("sticky", e) else 1, scan.index.get(id(e), -1)),
+        )
     base_tokens = scan.count_tokens(scan.all_activated_text)
-    filter_groups(
-        candidates,
-        activated=scan.activated,
-        buffer=scan.buffer,
-        state=scan.state,
-        timed=scan.timed,
-        rng=scan.rng,
-        on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
-    )
+    if (
+        fast is None
+        or fast.plan.any_group
+        or any(scan.index.get(id(e)) is None for e in candidates)
+    ):
+        filter_groups(
+            candidates,
+            activated=scan.activated,
+            buffer=scan.buffer,
+            state=scan.state,
+            timed=scan.timed,
+            rng=scan.rng,
+            on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
+        )
     _probability_and_budget(scan, candidates, base_tokens)
     if tracing:
         for e in candidates:
@@ -55,6 +63,43 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
                 _note(scan, e, "activated", reason, detail)
     successful = [e for e in candidates if id(e) not in scan.failed]
     return candidates, successful
+
+
+def _nominate_all(scan: _Scan, nominated: list[Entry], why: dict[int, Why]) -> None:
+    """Candidate selection over every entry (R31), noting reasons when tracing."""
+    tracing = scan.trace is not None
+    seen: set[int] = set()
+    for entry in scan.entries:
+        warned = len(scan.buffer.warnings)
+        chosen, reason = _select(scan, entry)
+        if tracing:
+            _trace_selection(scan, entry, chosen, reason, warned, why)
+        if chosen is not None and id(chosen) not in seen:
+            seen.add(id(chosen))
+            nominated.append(chosen)
+
+
+def _nominate_fast(scan: _Scan, fast: FastScan, nominated: list[Entry]) -> None:
+    """Candidate selection visiting only the entries that can be nominated or have a side
+    effect; the others would be skipped by ``_select`` without calling anything."""
+    entries = scan.entries
+    keys = fast.plan.keys
+    activated = scan.activated
+    failed = scan.failed
+    seen: set[int] = set()
+    for pos in fast.visit():
+        entry = entries[pos]
+        if fast.is_plain(pos):
+            if keys[pos] in activated or id(entry) in failed:
+                continue
+            if fast.nominates(pos):
+                seen.add(id(entry))
+                nominated.append(entry)
+            continue
+        chosen, _ = _select(scan, entry)
+        if chosen is not None and id(chosen) not in seen:
+            seen.add(id(chosen))
+            nominated.append(chosen)
 
 
 def _trace_selection(
@@ -88,10 +133,10 @@ def _note(
 def _explain(scan: _Scan, entry: Entry) -> dict[str, JSONValue]:
     """The first primary key that matches, and the part of the scan text it was found in."""
     buf = scan.buffer
-    haystack = buf.haystack(entry, scan.state)
+    probe = _Probe(scan, entry)
     keys = entry.get("key")
-    for k in keys if isinstance(keys, list) else ():
-        if not _test(scan, haystack, k, entry):
+    for i, k in enumerate(keys if isinstance(keys, list) else ()):
+        if not probe.test(k, secondary=False, slot=i):
             continue
         needle = _js.trim(scan.substitute(k))
         for label, text in buf.segments(entry, scan.state):
@@ -182,9 +227,34 @@ def _select(scan: _Scan, entry: Entry) -> tuple[Entry | None, str]:
     return (entry if reason == "key" else None), reason
 
 
-def _test(scan: _Scan, haystack: str, key: JSONValue, entry: Entry) -> bool:
-    text = scan.substitute(key)
-    return bool(text) and scan.buffer.match_key(haystack, _js.trim(text), entry)
+class _Probe:
+    """Tests one entry's keys in this pass (R26): substitute, then the key index when it
+    knows the key, else ``match_key`` on the entry's scan text (built on first need)."""
+
+    __slots__ = ("entry", "haystack", "pos", "scan")
+
+    def __init__(self, scan: _Scan, entry: Entry) -> None:
+        self.scan = scan
+        self.entry = entry
+        self.pos = scan.index.get(id(entry)) if scan.fast is not None else None
+        self.haystack: str | None = None
+
+    def test(self, key: JSONValue, *, secondary: bool, slot: int) -> bool:
+        scan = self.scan
+        text = scan.substitute(key)
+        if not text:
+            return False
+        if self.pos is not None and text == key and scan.fast is not None:
+            plan = scan.fast.plan
+            sec = plan.secondary[self.pos]
+            slots = sec.slots if secondary and sec is not None else plan.primary[self.pos]
+            if slot < len(slots):
+                hit = scan.fast.test(self.pos, slots[slot])
+                if hit is not None:
+                    return hit
+        if self.haystack is None:
+            self.haystack = scan.buffer.haystack(self.entry, scan.state)
+        return scan.buffer.match_key(self.haystack, _js.trim(text), self.entry)
 
 
 def _keys_match(scan: _Scan, entry: Entry) -> str:
@@ -192,8 +262,8 @@ def _keys_match(scan: _Scan, entry: Entry) -> str:
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
         return "no_keys"
-    haystack = scan.buffer.haystack(entry, scan.state)
-    if not any(_test(scan, haystack, k, entry) for k in keys):
+    probe = _Probe(scan, entry)
+    if not any(probe.test(k, secondary=False, slot=i) for i, k in enumerate(keys)):
         return "no_primary_match"
     secondary = entry.get("keysecondary", UNDEFINED)
     if (
@@ -203,12 +273,13 @@ def _keys_match(scan: _Scan, entry: Entry) -> str:
     ):
         return "key"
     logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
+    sec = [(i, k) for i, k in enumerate(secondary)]
     if _js.strict_eq(logic, 0):
-        ok = any(_test(scan, haystack, k, entry) for k in secondary)
+        ok = any(probe.test(k, secondary=True, slot=i) for i, k in sec)
     elif _js.strict_eq(logic, 1):
-        ok = any(not _test(scan, haystack, k, entry) for k in secondary)
+        ok = any(not probe.test(k, secondary=True, slot=i) for i, k in sec)
     else:
-        hits = [_test(scan, haystack, k, entry) for k in secondary]
+        hits = [probe.test(k, secondary=True, slot=i) for i, k in sec]
         if _js.strict_eq(logic, 2):
             ok = not any(hits)
         elif _js.strict_eq(logic, 3):
@@ -247,7 +318,10 @@ def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: i
                 if tracing:
                     _note(scan, entry, "skipped", "probability", {"roll": roll})
                 continue
-        entry["content"] = scan.substitute(entry.get("content", ""))
+        content = scan.substitute(entry.get("content", ""))
+        if scan.shared is not None:
+            entry = _own(scan, candidates, i, entry)
+        entry["content"] = content
         new_content += entry["content"] + "\n"
         if not ignore:
             used = base_tokens + scan.count_tokens(new_content)
@@ -257,3 +331,19 @@ def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: i
                     _note(scan, entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
                 continue
         scan.activated[entry_key(entry)] = entry
+
+
+def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry) -> Entry:
+    """Copy a prepared (shared) entry before the scan writes to it, and use the copy from
+    now on wherever the scan holds the entry: upstream mutates a per-scan clone (R27)."""
+    assert scan.shared is not None
+    pos = scan.index.get(id(entry))
+    if pos is None or scan.shared[pos] is not entry:
+        return entry
+    copy = dict(entry)
+    if scan.index is scan.shared_index:
+        scan.index = dict(scan.index)
+    scan.index[id(copy)] = pos
+    scan.entries[pos] = copy
+    candidates[i] = copy
+    return copy

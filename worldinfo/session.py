@@ -18,6 +18,7 @@ from worldinfo.engine import CharacterIdentity, TokenCounter, check
 from worldinfo.gathering import BookSelection, sorted_entries
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook
+from worldinfo.prepared import ScanCache
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
 from worldinfo.timed_effects import entry_key
@@ -112,6 +113,8 @@ class Session:
         self._forced: dict[str, dict[str, JSONValue]] = {}
         self._prompts: dict[str, _Prompt] = {}
         self._should_add_note = False
+        self.scan_cache: ScanCache | None = ScanCache()
+        """Prepared entries and key index across scans; ``None``: the straightforward path."""
         if fresh_chat_load:
             self._set_floating_prompt()
         else:
@@ -322,6 +325,7 @@ class Session:
             sources=self.sources,
             context=context,
             trace=trace,
+            cache=self.scan_cache,
         )
         self.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
         if result.forced_consumed:

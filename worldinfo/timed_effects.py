@@ -53,6 +53,10 @@ class TimedEffects:
     entries: Sequence[dict[str, JSONValue]]
     dry_run: bool = False
     active: dict[str, list[JSONValue]] = field(default_factory=dict)
+    first_by_hash: Mapping[str, int] | None = None
+    """Prepared lookup: ``String(hash)`` -> position of the first entry with it."""
+    delay_positions: Sequence[int] | None = None
+    """Prepared lookup: positions of the entries with a truthy ``delay``, ascending."""
 
     def check(self) -> None:
         """Fill the sticky/cooldown/delay buffers from the records and the entries (R62-R64)."""
@@ -61,13 +65,20 @@ class TimedEffects:
             for t in TYPES:
                 self._check_type(t)
         n = self.chat_length
-        for e in self.entries:
+        entries = self.entries
+        with_delay = (
+            entries if self.delay_positions is None else [entries[p] for p in self.delay_positions]
+        )
+        for e in with_delay:
             delay = e.get("delay", UNDEFINED)
             if _js.truthy(delay) and _js.lt(n, delay):
                 self.active["delay"].append(e.get("hash", UNDEFINED))
 
     def _find(self, h: JSONValue) -> dict[str, JSONValue] | None:
         target = _js.to_string(h)
+        if self.first_by_hash is not None:
+            pos = self.first_by_hash.get(target)
+            return None if pos is None else self.entries[pos]
         for e in self.entries:
             if _js.to_string(e.get("hash", UNDEFINED)) == target:
                 return e

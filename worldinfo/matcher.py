@@ -1,0 +1,146 @@
+"""Multi-key matching: which plain keys occur in a piece of scan text, found all at once.
+
+The scan text of an entry (R18) is its pieces (messages, card fields, injected prompts,
+recursion texts) joined with ``"\\n\\x01"``. A plain key that contains neither ``"\\n"`` nor
+``"\\x01"`` occurs in the joined text exactly when it occurs in one of its lines (the text
+split at ``"\\n"``): the joiners are ASCII non-word characters, so a whole-word boundary at a
+line edge is a boundary in the joined text too, and lower-casing (``_js.lower``, with its
+final-sigma context) never crosses a line break. So a key's presence is decided line by
+line, and a line's set of present keys is computed once and cached.
+
+``KeyIndex`` holds every such key (``Needle``: the trimmed key, lower-cased when the entry
+matches case-insensitively, and whether the whole-word rule applies) under a small integer
+id; ``found(line)`` returns the ids present in ``line``. Candidates are found through
+fixed-length prefixes of the keys and then confirmed with the same tests ``match_key``
+uses (``in`` and ``whole_word_in``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from worldinfo import _js
+from worldinfo.buffer import whole_word_in
+
+ALWAYS = 0
+"""Id of the empty needle (a whitespace-only key): it matches every scan text (R25)."""
+PREFIX = 4
+LINE_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Needle:
+    """A plain key as ``match_key`` tests it: the text, case folding and word mode."""
+
+    text: str
+    lowered: bool
+    whole_word: bool
+
+
+@dataclass(slots=True)
+class _ModeFinder:
+    """Finds the needles of one (lowered, whole-word) mode in a line."""
+
+    whole_word: bool
+    long: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    short: dict[str, int] = field(default_factory=dict)
+    short_lengths: set[int] = field(default_factory=set)
+
+    def add(self, text: str, nid: int) -> None:
+        if len(text) >= PREFIX:
+            self.long.setdefault(text[:PREFIX], []).append((text, nid))
+        else:
+            self.short[text] = nid
+            self.short_lengths.add(len(text))
+
+    def find(self, line: str, out: set[int]) -> None:
+        n = len(line)
+        whole = self.whole_word
+        if self.long and n >= PREFIX:
+            get = self.long.get
+            for gram in {line[i : i + PREFIX] for i in range(n - PREFIX + 1)}:
+                bucket = get(gram)
+                if bucket is None:
+                    continue
+                for text, nid in bucket:
+                    if whole:
+                        if whole_word_in(line, text):
+                            out.add(nid)
+                    elif len(text) == PREFIX or text in line:
+                        out.add(nid)
+        if not self.short:
+            return
+        if len(self.short) <= 16:
+            for text, nid in self.short.items():
+                if text in line and (not whole or whole_word_in(line, text)):
+                    out.add(nid)
+            return
+        for size in self.short_lengths:
+            for gram in {line[i : i + size] for i in range(n - size + 1)}:
+                nid = self.short.get(gram, -1)
+                if nid >= 0 and (not whole or whole_word_in(line, gram)):
+                    out.add(nid)
+
+
+class KeyIndex:
+    """Every fast-matchable needle of a plan, and a per-line cache of the ids present."""
+
+    def __init__(self) -> None:
+        self._ids: dict[Needle, int] = {}
+        self._finders: dict[tuple[bool, bool], _ModeFinder] = {}
+        self._lines: dict[str, frozenset[int]] = {}
+        self.size = 1
+
+    def add(self, needle: Needle) -> int:
+        """The id of ``needle`` (registered on first use); ``ALWAYS`` for the empty text."""
+        if not needle.text:
+            return ALWAYS
+        nid = self._ids.get(needle)
+        if nid is None:
+            nid = self._ids[needle] = self.size
+            self.size += 1
+            mode = (needle.lowered, needle.whole_word)
+            finder = self._finders.get(mode)
+            if finder is None:
+                finder = self._finders[mode] = _ModeFinder(whole_word=needle.whole_word)
+            finder.add(needle.text, nid)
+        return nid
+
+    def found(self, line: str) -> frozenset[int]:
+        """Ids of the needles present in ``line`` (a text without ``"\\n"``)."""
+        hit = self._lines.get(line)
+        if hit is not None:
+            return hit
+        out: set[int] = set()
+        lowered: str | None = None
+        for (lower, _), finder in self._finders.items():
+            if lower:
+                if lowered is None:
+                    lowered = _js.lower(line)
+                finder.find(lowered, out)
+            else:
+                finder.find(line, out)
+        result = frozenset(out)
+        if len(self._lines) >= LINE_CACHE_LIMIT:
+            self._lines.clear()
+        self._lines[line] = result
+        return result
+
+    def found_text(self, text: str) -> set[int]:
+        """Ids present anywhere in ``text`` (lines split at ``"\\n"``)."""
+        out: set[int] = set()
+        for line in text.split("\n"):
+            out |= self.found(line)
+        return out
+
+    def found_all(self, texts: Iterable[str]) -> set[int]:
+        """Ids present in any of ``texts``."""
+        out: set[int] = set()
+        for text in texts:
+            out |= self.found_text(text)
+        return out
+
+    def forget_lines(self) -> None:
+        """Drop the per-line cache (benchmarks measure scans on unseen text this way)."""
+        self._lines.clear()

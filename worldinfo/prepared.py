@@ -1,0 +1,287 @@
+"""Prepared lore: what a scan needs to know about its entries, computed once per book version.
+
+``getSortedEntries`` decorates and hashes every entry on every scan (R13-R15); the hash is a
+cyrb53 over the entry's JSON text and dominates a scan of a large book. ``ScanCache`` (owned
+by ``Session``, passed to ``check``) keeps, per book name, the decorated and hashed entry of
+every ``Entry`` object it has seen, and per book selection a ``Plan``: the sorted entries
+and the static facts the fast scan path reads (key ids, which checks can never fire, ...).
+
+Books and entries are immutable values: a changed book is a new ``Book`` object, and only its
+new ``Entry`` objects are decorated and hashed again. Mutating ``Entry.data`` in place is not
+detected (``port.yaml``). The plan's entry objects are never handed out or mutated: a scan
+copies one before it writes to it (``content`` substitution, R48).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from worldinfo import _js
+from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._jsregex import regex_key
+from worldinfo.buffer import MATCH_FLAGS
+from worldinfo.gathering import (
+    BookSelection,
+    SelectedBooks,
+    book_entries,
+    decorate,
+    delay_levels,
+    merge_sorted,
+    select_books,
+)
+from worldinfo.matcher import KeyIndex, Needle
+from worldinfo.timed_effects import entry_key
+from worldinfo.types import Book, Entry, Settings
+
+Obj = dict[str, JSONValue]
+EMPTY = -1
+"""Slot of a key that is ``""``: it never matches (R26)."""
+UNKNOWN = -2
+"""Slot of a key the index cannot decide (regex, macro, non-string, line break)."""
+MAX_PLANS = 4
+
+
+class Kind(IntEnum):
+    """How the fast pass treats an entry."""
+
+    NEVER = 0
+    """Disabled: every check before ``disable`` is side-effect free, so it is never visited."""
+    PLAIN = 1
+    """Every check but the keys is known to pass: decided from the key index alone."""
+    GATED = 2
+    """Cannot activate without a primary key hit: visited (full checks) only on a hit."""
+    ALWAYS = 3
+    """Visited in every pass through the full checks."""
+
+
+@dataclass(frozen=True, slots=True)
+class Secondary:
+    """Secondary keys that apply (R32): the logic (0-3, 4 = never) and the key slots."""
+
+    logic: int
+    slots: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class Plan:
+    """The sorted entries of one book selection, and their static facts by position."""
+
+    entries: tuple[Obj, ...]
+    books: tuple[Book | None, ...]
+    index: dict[int, int]
+    keys: list[str]
+    kind: list[Kind]
+    config: list[int]
+    configs: list[tuple[float | None, tuple[bool, ...]]]
+    primary: list[tuple[int, ...]]
+    secondary: list[Secondary | None]
+    ignore_budget: list[bool]
+    needs_roll: list[bool]
+    levels: list[JSONValue]
+    needles: KeyIndex
+    by_needle: list[dict[int, list[int]]] = field(default_factory=list)
+    always_visit: list[int] = field(default_factory=list)
+    by_hash: dict[int, list[int]] = field(default_factory=dict)
+    first_by_hash: dict[str, int] = field(default_factory=dict)
+    by_key: dict[str, list[int]] = field(default_factory=dict)
+    delay_positions: list[int] = field(default_factory=list)
+    any_group: bool = False
+
+
+class ScanCache:
+    """Decorated entries per book version and plans per selection, kept across scans."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, dict[int, tuple[Entry, Obj]]] = {}
+        self._books: dict[str, tuple[Book, list[Obj]]] = {}
+        self._plans: dict[tuple[object, ...], Plan] = {}
+
+    def plan(
+        self, books: Mapping[str, Book], selection: BookSelection, settings: Settings
+    ) -> Plan | None:
+        """The plan for this selection; ``None`` when a selected book has no ``entries``."""
+        selected = select_books(selection, books)
+        names = selected.all_names()
+        chosen = tuple(books.get(n) for n in names)
+        if any(b is not None and b.entries is None for b in chosen):
+            return None
+        strategy = settings.character_strategy
+        merge = 1 if _js.strict_eq(strategy, 1) else 2 if _js.strict_eq(strategy, 2) else 0
+        case = _js.truthy(settings.case_sensitive)
+        whole = _js.truthy(settings.match_whole_words)
+        key = (selected, tuple(map(id, chosen)), merge, case, whole)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._build(selected, books, strategy, settings)
+            plan.books = chosen  # holds the books, so the ids in the key stay theirs
+            if len(self._plans) >= MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def forget_lines(self) -> None:
+        """Forget which keys each line of text holds (for measuring scans of unseen text)."""
+        for plan in self._plans.values():
+            plan.needles.forget_lines()
+
+    def _templates(self, name: str, book: Book | None) -> list[Obj]:
+        if book is None or book.entries is None:
+            return []
+        cached = self._books.get(name)
+        if cached is not None and cached[0] is book:
+            return cached[1]
+        old = self._entries.get(name, {})
+        fresh: dict[int, tuple[Entry, Obj]] = {}
+        out: list[Obj] = []
+        for entry, obj in zip(book.entries, book_entries(book)):
+            hit = old.get(id(entry))
+            template = hit[1] if hit is not None and hit[0] is entry else decorate(obj)
+            fresh[id(entry)] = (entry, template)
+            out.append(template)
+        self._entries[name] = fresh
+        self._books[name] = (book, out)
+        return out
+
+    def _build(
+        self,
+        selected: SelectedBooks,
+        books: Mapping[str, Book],
+        strategy: JSONValue,
+        settings: Settings,
+    ) -> Plan:
+        def load(names: tuple[str, ...]) -> list[Obj]:
+            out: list[Obj] = []
+            for n in names:
+                out.extend(self._templates(n, books.get(n)))
+            return out
+
+        ordered = merge_sorted(
+            global_entries=load(selected.global_names),
+            character_entries=load(selected.character_names),
+            chat_entries=load((selected.chat_name,) if selected.chat_name else ()),
+            persona_entries=load((selected.persona_name,) if selected.persona_name else ()),
+            strategy=strategy,
+        )
+        seen: set[int] = set()
+        entries: list[Obj] = []
+        for obj in ordered:
+            if id(obj) in seen:
+                obj = dict(obj)
+            seen.add(id(obj))
+            entries.append(obj)
+        return build_plan(entries, settings)
+
+
+def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> int:
+    """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``)."""
+    if not isinstance(key, str) or "{{" in key:
+        return UNKNOWN
+    if not key:
+        return EMPTY
+    text = _js.trim(key)
+    if text.startswith("/") and regex_key(text) is not None:
+        return UNKNOWN
+    case = _js.truthy(_js.coalesce(entry.get("caseSensitive", UNDEFINED), settings.case_sensitive))
+    if not case:
+        text = _js.lower(text)
+    if "\n" in text or "\x01" in text:
+        return UNKNOWN
+    whole = _js.coalesce(entry.get("matchWholeWords", UNDEFINED), settings.match_whole_words)
+    word = _js.truthy(whole) and len(_js.split_ws(text)) <= 1
+    return needles.add(Needle(text=text, lowered=not case, whole_word=word))
+
+
+def _secondary(entry: Obj, settings: Settings, needles: KeyIndex) -> Secondary | None:
+    sec = entry.get("keysecondary", UNDEFINED)
+    if not _js.truthy(entry.get("selective", UNDEFINED)) or not isinstance(sec, list) or not sec:
+        return None
+    logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
+    kind = next((i for i in range(4) if _js.strict_eq(logic, i)), 4)
+    return Secondary(logic=kind, slots=tuple(_slot(k, entry, settings, needles) for k in sec))
+
+
+def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
+    """Classify by the checks of ``passes._select`` that do not depend on the scan."""
+    if _js.loose_eq_true(entry.get("disable", UNDEFINED)):
+        return Kind.NEVER
+    raw_decorators = entry.get("decorators", [])
+    decorators = raw_decorators if isinstance(raw_decorators, list) else []
+    if "@@activate" in decorators or _js.truthy(entry.get("constant", UNDEFINED)):
+        return Kind.ALWAYS
+    if not primary or UNKNOWN in primary:
+        return Kind.ALWAYS
+    triggers = entry.get("triggers", UNDEFINED)
+    cf = entry.get("characterFilter", UNDEFINED)
+    plain = (
+        not (isinstance(triggers, list) and triggers)
+        and not (_js.truthy(cf) and isinstance(cf, dict))
+        and not _js.truthy(entry.get("delayUntilRecursion", UNDEFINED))
+        and not _js.truthy(entry.get("excludeRecursion", UNDEFINED))
+        and "@@dont_activate" not in decorators
+        and (secondary is None or UNKNOWN not in secondary.slots)
+    )
+    return Kind.PLAIN if plain else Kind.GATED
+
+
+def build_plan(entries: list[Obj], settings: Settings) -> Plan:
+    """Compute the static facts of sorted, decorated entries (each a distinct object)."""
+    needles = KeyIndex()
+    configs: dict[tuple[float | None, tuple[bool, ...]], int] = {}
+    plan = Plan(
+        entries=tuple(entries),
+        books=(),
+        index={id(e): i for i, e in enumerate(entries)},
+        keys=[entry_key(e) for e in entries],
+        kind=[],
+        config=[],
+        configs=[],
+        primary=[],
+        secondary=[],
+        ignore_budget=[],
+        needs_roll=[],
+        levels=delay_levels(entries),
+        needles=needles,
+    )
+    for pos, e in enumerate(entries):
+        keys = e.get("key", UNDEFINED)
+        primary = (
+            tuple(_slot(k, e, settings, needles) for k in keys) if isinstance(keys, list) else ()
+        )
+        secondary = _secondary(e, settings, needles)
+        kind = _kind(e, primary, secondary)
+        sd = e.get("scanDepth", UNDEFINED)
+        cfg = (
+            None if _js.nullish(sd) else _js.to_number(sd),
+            tuple(_js.truthy(e.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
+        )
+        cid = configs.setdefault(cfg, len(configs))
+        if cid == len(plan.by_needle):
+            plan.by_needle.append({})
+            plan.configs.append(cfg)
+        plan.kind.append(kind)
+        plan.config.append(cid)
+        plan.primary.append(primary)
+        plan.secondary.append(secondary)
+        plan.ignore_budget.append(_js.truthy(e.get("ignoreBudget", UNDEFINED)))
+        plan.needs_roll.append(
+            _js.truthy(e.get("useProbability", UNDEFINED))
+            and not _js.strict_eq(e.get("probability", UNDEFINED), 100)
+        )
+        if kind in (Kind.PLAIN, Kind.GATED):
+            table = plan.by_needle[cid]
+            for nid in dict.fromkeys(primary):
+                if nid >= 0:
+                    table.setdefault(nid, []).append(pos)
+        elif kind == Kind.ALWAYS:
+            plan.always_visit.append(pos)
+        h = e.get("hash", UNDEFINED)
+        if isinstance(h, int) and not isinstance(h, bool):
+            plan.by_hash.setdefault(h, []).append(pos)
+        plan.first_by_hash.setdefault(_js.to_string(h), pos)
+        plan.by_key.setdefault(plan.keys[pos], []).append(pos)
+        if _js.truthy(e.get("delay", UNDEFINED)):
+            plan.delay_positions.append(pos)
+        plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
+    return plan
