@@ -219,3 +219,20 @@ def test_pytest_plugin_collects_tables(tmp_path: Path) -> None:
     assert (
         "t.witest.json::wrong: did not fire: 'glade' (Eldoria.2) (no primary match)" in proc.stdout
     )
+
+
+def test_chat_from_a_sillytavern_chat_file(tmp_path: Path) -> None:
+    lines = [
+        {"user_name": "User", "character_name": "Seraphina", "create_date": 1},
+        {"name": "Seraphina", "is_user": False, "mes": "Welcome to my glade."},
+        {"name": "User", "is_user": True, "mes": "Thank you."},
+    ]
+    (tmp_path / "chat.jsonl").write_text("\n".join(map(json.dumps, lines)), encoding="utf-8")
+    path = write(tmp_path, [{"name": "c", "chat": "chat.jsonl", "fire": ["glade"], "only": True}])
+    (result,) = run_file(path)
+    assert [m.name for m in result.case.chat] == ["Seraphina", "User"]
+    assert result.ok
+    bad = write(tmp_path, [{"name": "c", "chat": str(ELDORIA)}])
+    with pytest.raises(AuthorTestError) as exc:
+        load(bad)
+    assert exc.value.json_path == "$.cases.0.chat" and "holds no chat messages" in exc.value.message

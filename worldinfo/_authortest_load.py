@@ -142,6 +142,15 @@ def _message(obj: JSONValue, persona: Persona) -> Message:
     return Message(name=name, mes=m.group(2), is_user=name == persona.name)
 
 
+def _chat(file: str, where: str, chat: JSONValue, persona: Persona) -> tuple[Message, ...]:
+    if isinstance(chat, list):
+        return tuple(_message(m, persona) for m in chat)
+    result = _import(Path(file), str(chat), where)
+    if not result.chat:
+        raise AuthorTestError(file, where, f"{chat} holds no chat messages")
+    return tuple(result.chat)
+
+
 def _case(
     file: str,
     i: int,
@@ -158,7 +167,7 @@ def _case(
     return Case(
         name=obj["name"],
         index=i,
-        chat=tuple(_message(m, persona) for m in obj["chat"]),
+        chat=_chat(file, f"{where}.chat", obj["chat"], persona),
         type=kind,
         settings=Settings.from_json({**settings, **(obj.get("settings") or {})}),
         seed=int(obj.get("seed", seed.get("seed", 1))),
