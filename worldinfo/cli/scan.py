@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.cli._inputs import InputError, add_scan_options, build_session, read_inputs
@@ -40,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.memory:
         from worldinfo.sources.memory_mode import memory_source
 
-        session.sources.append(memory_source(args.memory))
+        chat_id = Path(args.chat).stem if args.chat else "chat"
+        session.sources.append(memory_source(args.memory, chat_id=chat_id))
     result = session.generate(args.type)
     if args.json:
         print(json.dumps(result_json(session, result), ensure_ascii=False, indent=1))
