@@ -236,3 +236,32 @@ def test_chat_from_a_sillytavern_chat_file(tmp_path: Path) -> None:
     with pytest.raises(AuthorTestError) as exc:
         load(bad)
     assert exc.value.json_path == "$.cases.0.chat" and "holds no chat messages" in exc.value.message
+
+
+def test_later_steps_carry_timed_effects(tmp_path: Path) -> None:
+    from worldinfo.types import Entry
+
+    entries = {
+        "0": dict(Entry.new(0, key=["storm"], comment="storm", content="Rain.", sticky=5).data),
+        "1": dict(Entry.new(1, key=["dragon"], comment="dragon", content="Fire.", cooldown=5).data),
+    }
+    (tmp_path / "Weather.json").write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    case = {
+        "name": "timed",
+        "chat": ["User: A storm and a dragon!"],
+        "fire": ["storm", "dragon"],
+        "then": [
+            {"append": ["Bot: Take cover.", "User: The dragon is back."], "fire": ["storm"]},
+            {"append": ["Bot: Hm.", "User: The dragon again."], "fire": ["dragon"]},
+        ],
+    }
+    doc = {"books": ["Weather.json"], "cases": [case]}
+    path = tmp_path / "t.witest.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (result,) = run_file(path)
+    assert result.missing == ("step 2: 'dragon' (Weather.1) (cooldown)",)
+    assert result.unexpected == ()
+    case["then"][1]["not_fire"] = ["dragon"]  # type: ignore[index]
+    del case["then"][1]["fire"]  # type: ignore[attr-defined]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert run_file(path)[0].ok

@@ -11,7 +11,7 @@ from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.authortest import AuthorTestError, Case, Ref, Suite
+from worldinfo.authortest import AuthorTestError, Case, Ref, Step, Suite
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 _SPEAKER = re.compile(r"([^:\n]{1,80}): (.*)\Z", re.DOTALL)
@@ -162,16 +162,33 @@ def _case(
     seed: Mapping[str, Any],
 ) -> Case:
     where = f"$.cases.{i}"
-    kind = obj.get("type", "normal")
-    assert kind in GENERATION_TYPES
+    first = _step(file, where, obj, books=books, persona=persona)
     return Case(
         name=obj["name"],
         index=i,
         chat=_chat(file, f"{where}.chat", obj["chat"], persona),
-        type=kind,
+        type=first.type,
         settings=Settings.from_json({**settings, **(obj.get("settings") or {})}),
         seed=int(obj.get("seed", seed.get("seed", 1))),
         max_context=obj.get("max_context"),
+        fire=first.fire,
+        not_fire=first.not_fire,
+        only=first.only,
+        then=tuple(
+            _step(file, f"{where}.then.{j}", s, books=books, persona=persona)
+            for j, s in enumerate(obj.get("then") or ())
+        ),
+    )
+
+
+def _step(
+    file: str, where: str, obj: Mapping[str, Any], *, books: Mapping[str, Book], persona: Persona
+) -> Step:
+    kind = obj.get("type", "normal")
+    assert kind in GENERATION_TYPES
+    return Step(
+        append=tuple(_message(m, persona) for m in obj.get("append") or ()),
+        type=kind,
         fire=tuple(
             resolve(file, f"{where}.fire.{j}", r, books) for j, r in enumerate(obj.get("fire", []))
         ),

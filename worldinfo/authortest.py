@@ -60,8 +60,20 @@ class Ref:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """A later generation in the same chat (timed effects carry over): messages added first,
+    then one scan and its expectations."""
+
+    append: tuple[Message, ...] = ()
+    type: str = "normal"
+    fire: tuple[Ref, ...] = ()
+    not_fire: tuple[Ref, ...] = ()
+    only: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Case:
-    """One scan and its expectations."""
+    """One scan and its expectations, optionally followed by later steps (``then``)."""
 
     name: str
     index: int
@@ -73,6 +85,7 @@ class Case:
     fire: tuple[Ref, ...] = ()
     not_fire: tuple[Ref, ...] = ()
     only: bool = False
+    then: tuple[Step, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,7 +109,7 @@ class CaseResult:
         missing: ``fire`` entries that did not activate, with the trace's reason.
         unexpected: entries that activated but must not (``not_fire``, or anything outside
             ``fire`` with ``only``), with the reason they activated.
-        activated: every activated ``world.uid``.
+        activated: every ``world.uid`` activated by the last scan.
         error: set when SillyTavern would stop the generation with an error.
     """
 
@@ -146,7 +159,7 @@ def run_file(path: str | Path) -> list[CaseResult]:
 
 
 def run_case(suite: Suite, case: Case) -> CaseResult:
-    """Scan one case's chat in a fresh session and compare with its expectations."""
+    """Scan one case's chat in a fresh session (then each later step) and compare."""
     session = Session(
         books=suite.books,
         settings=case.settings,
@@ -157,24 +170,30 @@ def run_case(suite: Suite, case: Case) -> CaseResult:
         max_context=suite.max_context if case.max_context is None else case.max_context,
         rng=_js.mulberry32(case.seed),
     )
-    result = session.generate(case.type, trace=True)
-    if result.error is not None:
-        return CaseResult(case=case, error=result.error)
-    verdicts = result.trace.verdicts if result.trace is not None else {}
-    fired = [f"{w}.{_js.to_string(u)}" for w, u in result.activated_keys]
-    fired_set = set(fired)
-    missing = tuple(
-        f"{r.label} ({_why(verdicts.get(r.key))})" for r in case.fire if r.key not in fired_set
-    )
-    wanted = {r.key for r in case.fire}
-    banned = {r.key: r.label for r in case.not_fire}
-    unexpected = []
-    for key in fired:
-        if key in banned or (case.only and key not in wanted):
-            label = banned.get(key) or _label(suite, key)
-            unexpected.append(f"{label} ({_why(verdicts.get(key))})")
+    first = Step(type=case.type, fire=case.fire, not_fire=case.not_fire, only=case.only)
+    missing: list[str] = []
+    unexpected: list[str] = []
+    fired: list[str] = []
+    for n, step in enumerate((first, *case.then)):
+        result = session.generate(step.type, append=step.append, trace=True)
+        where = f"step {n}: " if n else ""
+        if result.error is not None:
+            return CaseResult(case=case, error=where + result.error)
+        verdicts = result.trace.verdicts if result.trace is not None else {}
+        fired = [f"{w}.{_js.to_string(u)}" for w, u in result.activated_keys]
+        missing += [
+            f"{where}{r.label} ({_why(verdicts.get(r.key))})"
+            for r in step.fire
+            if r.key not in fired
+        ]
+        wanted = {r.key for r in step.fire}
+        banned = {r.key: r.label for r in step.not_fire}
+        for key in fired:
+            if key in banned or (step.only and key not in wanted):
+                label = banned.get(key) or _label(suite, key)
+                unexpected.append(f"{where}{label} ({_why(verdicts.get(key))})")
     return CaseResult(
-        case=case, missing=missing, unexpected=tuple(unexpected), activated=tuple(fired)
+        case=case, missing=tuple(missing), unexpected=tuple(unexpected), activated=tuple(fired)
     )
 
 
