@@ -115,7 +115,9 @@ def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -
     return inputs
 
 
-def _read_chat(inputs: Inputs, chat: str, *, trust: bool) -> None:
+def read_chat(chat: str, *, trust: bool = True) -> tuple[list[Message], dict[str, JSONValue]]:
+    """Read a chat: a JSON list of messages (or of strings), or any chat ``importers`` reads
+    (SillyTavern ``.jsonl``, TavernAI JSON). Returns the messages and the chat metadata."""
     import importers
 
     try:
@@ -127,14 +129,18 @@ def _read_chat(inputs: Inputs, chat: str, *, trust: bool) -> None:
     except (ValueError, RecursionError):
         data = None
     if isinstance(data, list):
-        inputs.chat = _read_messages(data, chat)
-        return
+        return _read_messages(data, chat), {}
     try:
         imported = importers.load(chat, trust=trust)
     except importers.LorebookImportError as exc:
         raise InputError(str(exc)) from exc
-    inputs.chat = list(imported.chat)
-    inputs.chat_metadata = dict(imported.chat_metadata)
+    if not imported.chat and imported.format not in ("st-chat", "tavernai-chat"):
+        raise InputError(f"{chat}: not a chat (read as {imported.format})")
+    return list(imported.chat), dict(imported.chat_metadata)
+
+
+def _read_chat(inputs: Inputs, chat: str, *, trust: bool) -> None:
+    inputs.chat, inputs.chat_metadata = read_chat(chat, trust=trust)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from worldinfo._js import parse_json
+from worldinfo.cli._inputs import InputError, read_chat
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
 from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat
@@ -58,7 +59,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _ingest_into(
     store: SqliteStore, chat: Path, chat_id: str, *, adopt: bool
 ) -> tuple[int, int, int]:
-    _, messages = parse_st_chat(chat.read_text(encoding="utf-8"))
+    if chat.suffix == ".jsonl":
+        try:
+            _, messages = parse_st_chat(chat.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{chat}: {exc}") from exc
+    else:
+        try:
+            messages, _ = read_chat(str(chat))
+        except InputError as exc:
+            raise ValueError(str(exc)) from exc
     last = [time.monotonic()]
 
     def progress(done: int, total: int) -> None:
