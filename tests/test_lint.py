@@ -184,6 +184,8 @@ def test_regex_keys(key: str, expected: list[str]) -> None:
 
 def test_keys_do_not_matter_for_constant_entries() -> None:
     assert codes({"key": [""], "constant": True}) == []
+    assert codes({"key": [" ", "the", "/.*/"], "constant": True}) == []
+    assert codes({"key": ["/(x+x+)+y/", "/x/gg"], "constant": True}) == ["WI011", "WI010"]
     assert codes({"key": [], "content": "@@activate\nText"}) == []
     assert codes({"key": [], "vectorized": True}) == []
 

@@ -12,6 +12,8 @@ from worldinfo._lint_words import COMMON_WORDS, NAME_MACROS
 from worldinfo.lint import Finding, LintOptions, Located
 
 _LOGIC = {0: "AND ANY", 1: "NOT ALL", 2: "NOT ANY", 3: "AND ALL"}
+_ALWAYS_REPORTED = frozenset({"WI010", "WI011", "WI012"})
+"""Key findings that still matter for constant and ``@@activate`` entries."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,6 +33,8 @@ def check_entry(e: Located, options: LintOptions) -> list[Finding]:
     primary = _keys(e, "key", options, out)
     secondary = _keys(e, "keysecondary", options, out)
     self_activating = _js.truthy(e.get("constant")) or _activates_by_decorator(e)
+    if self_activating:  # keys do not decide; only broken or dangerous regexes matter
+        out = [f for f in out if f.code in _ALWAYS_REPORTED]
     if not self_activating and not _js.truthy(e.get("vectorized")):
         if not isinstance(keys_field, list) or not keys_field:
             out.append(
@@ -70,7 +74,6 @@ def _keys(e: Located, field: str, options: LintOptions, out: list[Finding]) -> l
     if not isinstance(raw, list):
         return []
     keys = []
-    constant = _js.truthy(e.get("constant"))
     for i, k in enumerate(raw):
         path = f"{field}.{i}"
         if not isinstance(k, str):
@@ -80,8 +83,7 @@ def _keys(e: Located, field: str, options: LintOptions, out: list[Finding]) -> l
         kind = "plain"
         if k == "":
             kind = "empty"
-            if not constant:
-                out.append(e.finding("WI001", path, "an empty key never matches"))
+            out.append(e.finding("WI001", path, "an empty key never matches"))
         elif text == "":
             kind = "always"
             out.append(
