@@ -289,8 +289,8 @@ def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
         count += 1
         scan.loop = count
         candidates, successful = run_pass(scan)
-        next_state = _next_state(scan, successful)
         for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
+        next_state = _next_state(scan, for_recursion)
         current = scan.state
         scan.state = next_state
         if next_state != ScanState.NONE:
@@ -303,12 +303,11 @@ def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
     return count
 
 
-def _next_state(scan: _Scan, successful: list[Entry]) -> ScanState:
+def _next_state(scan: _Scan, for_recursion: list[Entry]) -> ScanState:
     """R50: recursion, min-activations widening, or a pending delay level."""
     s = scan.settings
     recursive = _js.truthy(s.recursive)
     nxt = ScanState.NONE
-    for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
     if recursive and not scan.overflowed and for_recursion:
         nxt = ScanState.RECURSION
     if (

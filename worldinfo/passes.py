@@ -41,11 +41,7 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
             key=lambda e: (0 if sticky("sticky", e) else 1, scan.index.get(id(e), -1)),
         )
     base_tokens = scan.count_tokens(scan.all_activated_text)
-    if (
-        fast is None
-        or fast.plan.any_group
-        or any(scan.index.get(id(e)) is None for e in candidates)
-    ):
+    if fast is None or fast.plan.any_group or scan.forced:
         filter_groups(
             candidates,
             activated=scan.activated,
@@ -87,12 +83,15 @@ def _nominate_fast(scan: _Scan, fast: FastScan, nominated: list[Entry]) -> None:
     activated = scan.activated
     failed = scan.failed
     seen: set[int] = set()
+    plain = fast.plan.plain
+    dynamic = fast.dynamic
+    secondary = fast.plan.secondary
     for pos in fast.visit():
         entry = entries[pos]
-        if fast.is_plain(pos):
+        if plain[pos] and pos not in dynamic:
             if keys[pos] in activated or id(entry) in failed:
                 continue
-            if fast.nominates(pos):
+            if secondary[pos] is None or fast.nominates(pos):
                 seen.add(id(entry))
                 nominated.append(entry)
             continue
@@ -291,7 +290,11 @@ def _keys_match(scan: _Scan, entry: Entry) -> str:
 
 def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: int) -> None:
     """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
-    remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
+    fast = scan.fast
+    if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
+        remaining_ignore = 0
+    else:
+        remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
     new_content = ""
     tracing = scan.trace is not None
     for i, entry in enumerate(candidates):
@@ -319,8 +322,9 @@ def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: i
                     _note(scan, entry, "skipped", "probability", {"roll": roll})
                 continue
         content = scan.substitute(entry.get("content", ""))
-        if scan.shared is not None:
-            entry = _own(scan, candidates, i, entry)
+        pos = scan.index.get(id(entry)) if fast is not None else None
+        if scan.shared is not None and pos is not None:
+            entry = _own(scan, candidates, i, entry, pos)
         entry["content"] = content
         new_content += entry["content"] + "\n"
         if not ignore:
@@ -330,15 +334,15 @@ def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: i
                 if tracing:
                     _note(scan, entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
                 continue
-        scan.activated[entry_key(entry)] = entry
+        key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
+        scan.activated[key] = entry
 
 
-def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry) -> Entry:
+def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry, pos: int) -> Entry:
     """Copy a prepared (shared) entry before the scan writes to it, and use the copy from
     now on wherever the scan holds the entry: upstream mutates a per-scan clone (R27)."""
     assert scan.shared is not None
-    pos = scan.index.get(id(entry))
-    if pos is None or scan.shared[pos] is not entry:
+    if scan.shared[pos] is not entry:
         return entry
     copy = dict(entry)
     if scan.index is scan.shared_index:

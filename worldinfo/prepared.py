@@ -77,8 +77,6 @@ class Plan:
     configs: list[tuple[float | None, tuple[bool, ...]]]
     primary: list[tuple[int, ...]]
     secondary: list[Secondary | None]
-    ignore_budget: list[bool]
-    needs_roll: list[bool]
     levels: list[JSONValue]
     needles: KeyIndex
     by_needle: list[dict[int, list[int]]] = field(default_factory=list)
@@ -87,7 +85,9 @@ class Plan:
     first_by_hash: dict[str, int] = field(default_factory=dict)
     by_key: dict[str, list[int]] = field(default_factory=dict)
     delay_positions: list[int] = field(default_factory=list)
+    plain: list[bool] = field(default_factory=list)
     any_group: bool = False
+    any_ignore_budget: bool = False
 
 
 class ScanCache:
@@ -239,8 +239,6 @@ def build_plan(entries: list[Obj], settings: Settings) -> Plan:
         configs=[],
         primary=[],
         secondary=[],
-        ignore_budget=[],
-        needs_roll=[],
         levels=delay_levels(entries),
         needles=needles,
     )
@@ -261,14 +259,12 @@ def build_plan(entries: list[Obj], settings: Settings) -> Plan:
             plan.by_needle.append({})
             plan.configs.append(cfg)
         plan.kind.append(kind)
+        plan.plain.append(kind == Kind.PLAIN)
         plan.config.append(cid)
         plan.primary.append(primary)
         plan.secondary.append(secondary)
-        plan.ignore_budget.append(_js.truthy(e.get("ignoreBudget", UNDEFINED)))
-        plan.needs_roll.append(
-            _js.truthy(e.get("useProbability", UNDEFINED))
-            and not _js.strict_eq(e.get("probability", UNDEFINED), 100)
-        )
+        if _js.truthy(e.get("ignoreBudget", UNDEFINED)):
+            plan.any_ignore_budget = True
         if kind in (Kind.PLAIN, Kind.GATED):
             table = plan.by_needle[cid]
             for nid in dict.fromkeys(primary):

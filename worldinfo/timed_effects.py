@@ -142,8 +142,10 @@ class TimedEffects:
                 value = entry.get(t, UNDEFINED)
                 records = self.state[t]
                 assert isinstance(records, dict)
+                if not _js.truthy(value):
+                    continue
                 key = entry_key(entry)
-                if not _js.truthy(value) or key in records:
+                if key in records:
                     continue
                 records[key] = {
                     "hash": entry.get("hash", UNDEFINED),
