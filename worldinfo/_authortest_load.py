@@ -48,14 +48,14 @@ def load_suite(path: Path) -> Suite:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise AuthorTestError(file, "$", f"cannot read: {exc.strerror or exc}") from None
+        raise AuthorTestError(file, "$", message=f"cannot read: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise AuthorTestError(file, "$", f"not JSON: {exc}") from None
+        raise AuthorTestError(file, "$", message=f"not JSON: {exc}") from None
     problems = schema_problems(data)
     if problems:
         where, message = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise AuthorTestError(file, where, message + more)
+        raise AuthorTestError(file, where, message=message + more)
     read = _read_books(path, data["books"])
     persona_obj = data.get("persona") or {}
     persona = Persona(
@@ -64,7 +64,7 @@ def load_suite(path: Path) -> Suite:
     character = read.character
     c = data.get("character")
     if isinstance(c, str):
-        character = _read_card(path, c, read)
+        character = _read_card(path, c, read=read)
     elif isinstance(c, dict):
         character = Character(
             name=c["name"],
@@ -78,7 +78,7 @@ def load_suite(path: Path) -> Suite:
         )
     top_settings = data.get("settings") or {}
     cases = tuple(
-        _case(file, i, obj, books=read.books, persona=persona, settings=top_settings, seed=data)
+        _case(file, obj, i=i, books=read.books, persona=persona, settings=top_settings, seed=data)
         for i, obj in enumerate(data["cases"])
     )
     return Suite(
@@ -92,21 +92,21 @@ def load_suite(path: Path) -> Suite:
     )
 
 
-def _import(path: Path, rel: str, where: str) -> Any:
+def _import(path: Path, rel: str, *, where: str) -> Any:
     import importers
 
     target = path.parent / rel
     result, _, fmt, problems = importers.analyse(target)
     if result is None:
         first = f": {problems[0]}" if problems else ""
-        raise AuthorTestError(str(path), where, f"cannot import {rel} as {fmt}{first}")
+        raise AuthorTestError(str(path), where, message=f"cannot import {rel} as {fmt}{first}")
     return result
 
 
 def _read_books(path: Path, rels: list[str]) -> _Books:
     read = _Books()
     for i, rel in enumerate(rels):
-        result = _import(path, rel, f"$.books.{i}")
+        result = _import(path, rel, where=f"$.books.{i}")
         for book in result.books:
             read.books[book.name] = book
         if result.character is not None:
@@ -116,10 +116,10 @@ def _read_books(path: Path, rels: list[str]) -> _Books:
     return read
 
 
-def _read_card(path: Path, rel: str, read: _Books) -> Character:
-    result = _import(path, rel, "$.character")
+def _read_card(path: Path, rel: str, *, read: _Books) -> Character:
+    result = _import(path, rel, where="$.character")
     if result.character is None:
-        raise AuthorTestError(str(path), "$.character", f"{rel} is not a character card")
+        raise AuthorTestError(str(path), "$.character", message=f"{rel} is not a character card")
     for book in result.books:
         read.books[book.name] = book
     character: Character = result.character
@@ -142,31 +142,31 @@ def _message(obj: JSONValue, persona: Persona) -> Message:
     return Message(name=name, mes=m.group(2), is_user=name == persona.name)
 
 
-def _chat(file: str, where: str, chat: JSONValue, persona: Persona) -> tuple[Message, ...]:
+def _chat(file: str, chat: JSONValue, *, where: str, persona: Persona) -> tuple[Message, ...]:
     if isinstance(chat, list):
         return tuple(_message(m, persona) for m in chat)
-    result = _import(Path(file), str(chat), where)
+    result = _import(Path(file), str(chat), where=where)
     if not result.chat:
-        raise AuthorTestError(file, where, f"{chat} holds no chat messages")
+        raise AuthorTestError(file, where, message=f"{chat} holds no chat messages")
     return tuple(result.chat)
 
 
 def _case(
     file: str,
-    i: int,
     obj: Mapping[str, Any],
     *,
+    i: int,
     books: Mapping[str, Book],
     persona: Persona,
     settings: Mapping[str, JSONValue],
     seed: Mapping[str, Any],
 ) -> Case:
     where = f"$.cases.{i}"
-    first = _step(file, where, obj, books=books, persona=persona)
+    first = _step(file, obj, where=where, books=books, persona=persona)
     return Case(
         name=obj["name"],
         index=i,
-        chat=_chat(file, f"{where}.chat", obj["chat"], persona),
+        chat=_chat(file, obj["chat"], where=f"{where}.chat", persona=persona),
         type=first.type,
         settings=Settings.from_json({**settings, **(obj.get("settings") or {})}),
         seed=int(obj.get("seed", seed.get("seed", 1))),
@@ -175,14 +175,14 @@ def _case(
         not_fire=first.not_fire,
         only=first.only,
         then=tuple(
-            _step(file, f"{where}.then.{j}", s, books=books, persona=persona)
+            _step(file, s, where=f"{where}.then.{j}", books=books, persona=persona)
             for j, s in enumerate(obj.get("then") or ())
         ),
     )
 
 
 def _step(
-    file: str, where: str, obj: Mapping[str, Any], *, books: Mapping[str, Book], persona: Persona
+    file: str, obj: Mapping[str, Any], *, where: str, books: Mapping[str, Book], persona: Persona
 ) -> Step:
     kind = obj.get("type", "normal")
     assert kind in GENERATION_TYPES
@@ -190,17 +190,18 @@ def _step(
         append=tuple(_message(m, persona) for m in obj.get("append") or ()),
         type=kind,
         fire=tuple(
-            resolve(file, f"{where}.fire.{j}", r, books) for j, r in enumerate(obj.get("fire", []))
+            resolve(file, r, where=f"{where}.fire.{j}", books=books)
+            for j, r in enumerate(obj.get("fire", []))
         ),
         not_fire=tuple(
-            resolve(file, f"{where}.not_fire.{j}", r, books)
+            resolve(file, r, where=f"{where}.not_fire.{j}", books=books)
             for j, r in enumerate(obj.get("not_fire", []))
         ),
         only=bool(obj.get("only", False)),
     )
 
 
-def resolve(file: str, where: str, ref: JSONValue, books: Mapping[str, Book]) -> Ref:
+def resolve(file: str, ref: JSONValue, *, where: str, books: Mapping[str, Book]) -> Ref:
     """Find the one entry a reference names.
 
     Raises:
@@ -213,7 +214,7 @@ def resolve(file: str, where: str, ref: JSONValue, books: Mapping[str, Book]) ->
         name = str(ref["book"])
         if name not in books:
             known = ", ".join(sorted(books)) or "none"
-            raise AuthorTestError(file, where, f"no book named {name!r} (books: {known})")
+            raise AuthorTestError(file, where, message=f"no book named {name!r} (books: {known})")
         scope = {name: books[name]}
         uid, comment = ref.get("uid"), ref.get("comment")
     elif isinstance(ref, str):
@@ -229,11 +230,11 @@ def resolve(file: str, where: str, ref: JSONValue, books: Mapping[str, Book]) ->
     ]
     what = f"title {comment!r}" if comment is not None else f"uid {_js.to_string(uid)}"
     if not hits:
-        raise AuthorTestError(file, where, f"no entry with {what}")
+        raise AuthorTestError(file, where, message=f"no entry with {what}")
     if len(hits) > 1:
         places = ", ".join(f"{n}.{_js.to_string(e.uid)}" for n, e in hits)
         raise AuthorTestError(
-            file, where, f"{what} is ambiguous ({places}): name the book and the uid"
+            file, where, message=f"{what} is ambiguous ({places}): name the book and the uid"
         )
     name, entry = hits[0]
     title = f"{entry.comment!r} " if entry.comment else ""

@@ -14,7 +14,7 @@ def check_books(located: list[Located], options: LintOptions) -> list[Finding]:
     return [
         *_duplicate_uids(located),
         *_groups(enabled),
-        *_delay_until_recursion(located, enabled, options),
+        *_delay_until_recursion(located, options),
         *_constant_budget(enabled, options),
     ]
 
@@ -31,7 +31,7 @@ def _duplicate_uids(located: list[Located]) -> list[Finding]:
             e.finding(
                 "WI080",
                 "uid",
-                f"uid {_js.to_string(e.get('uid'))} is used twice in book {e.book!r} (also at "
+                message=f"uid {_js.to_string(e.get('uid'))} is used twice in book {e.book!r} (also at "
                 f"{first.path}): SillyTavern tracks activation and timed effects by "
                 "'book.uid', so once one of them is active the other cannot activate",
             )
@@ -54,7 +54,7 @@ def _groups(enabled: list[Located]) -> list[Finding]:
                     e.finding(
                         "WI091",
                         "group",
-                        f"group name {name!r} has whitespace around it: SillyTavern splits on "
+                        message=f"group name {name!r} has whitespace around it: SillyTavern splits on "
                         "',' plus following spaces only, so it is a different group from "
                         f"{_js.trim(name)!r}",
                     )
@@ -71,7 +71,7 @@ def _groups(enabled: list[Located]) -> list[Finding]:
                 loser.finding(
                     "WI090",
                     "groupOverride",
-                    f"group {name!r}: this entry and {tied[0].path} both have groupOverride and "
+                    message=f"group {name!r}: this entry and {tied[0].path} both have groupOverride and "
                     f"order {_js.stringify(loser.get('order'))}; whichever comes first in scan "
                     "order always wins, so the tie is decided by book and entry order",
                 )
@@ -83,9 +83,8 @@ def _level(value: JSONValue) -> JSONValue:
     return 1 if value is True else value
 
 
-def _delay_until_recursion(
-    located: list[Located], enabled: list[Located], options: LintOptions
-) -> list[Finding]:
+def _delay_until_recursion(located: list[Located], options: LintOptions) -> list[Finding]:
+    enabled = [e for e in located if is_enabled(e)]
     levels: list[JSONValue] = []
     for e in located:
         v = e.get("delayUntilRecursion")
@@ -118,7 +117,7 @@ def _delay_until_recursion(
                 e.finding(
                     "WI031",
                     "excludeRecursion",
-                    "delayUntilRecursion lets the entry fire only in recursion passes, and "
+                    message="delayUntilRecursion lets the entry fire only in recursion passes, and "
                     f"excludeRecursion keeps it out of them when recursion is on: {fate}",
                 )
             )
@@ -140,13 +139,13 @@ def _delay_until_recursion(
                 e.finding(
                     "WI030",
                     "delayUntilRecursion",
-                    "fires only when recursive scanning is on (SillyTavern's default is off): "
+                    message="fires only when recursive scanning is on (SillyTavern's default is off): "
                     + why,
                     severity="info",
                 )
             )
             continue
-        out.append(e.finding("WI030", "delayUntilRecursion", "never fires: " + why))
+        out.append(e.finding("WI030", "delayUntilRecursion", message="never fires: " + why))
     return out
 
 

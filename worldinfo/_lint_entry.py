@@ -63,7 +63,7 @@ def _position(e: Located) -> list[Finding]:
             e.finding(
                 "WI041",
                 "position",
-                f"position {_js.stringify(pos) if pos is not UNDEFINED else '(missing)'} is not "
+                message=f"position {_js.stringify(pos) if pos is not UNDEFINED else '(missing)'} is not "
                 "one of the numbers 0-7: the entry activates and uses budget, but its content "
                 "is left out of the prompt (Q22)",
             )
@@ -73,7 +73,7 @@ def _position(e: Located) -> list[Finding]:
             e.finding(
                 "WI040",
                 "outletName",
-                "position 7 (outlet) without an outletName: the entry activates and uses budget, "
+                message="position 7 (outlet) without an outletName: the entry activates and uses budget, "
                 "but its content goes nowhere",
             )
         ]
@@ -82,7 +82,7 @@ def _position(e: Located) -> list[Finding]:
         what = "missing: it is never injected" if depth is UNDEFINED else "not a number"
         if depth is None:
             what = "null: it is injected at depth 0, in a group of its own"
-        return [e.finding("WI042", "depth", f"@depth entry whose depth is {what} (Q24)")]
+        return [e.finding("WI042", "depth", message=f"@depth entry whose depth is {what} (Q24)")]
     return []
 
 
@@ -109,7 +109,7 @@ def _triggers(e: Located) -> list[Finding]:
             e.finding(
                 "WI050",
                 "triggers",
-                f"unknown generation type(s) {', '.join(hints)}; names are compared exactly "
+                message=f"unknown generation type(s) {', '.join(hints)}; names are compared exactly "
                 f"with {', '.join(GENERATION_TYPES)}: {whole}",
             )
         ]
@@ -119,7 +119,7 @@ def _triggers(e: Located) -> list[Finding]:
         e.finding(
             "WI051",
             "triggers",
-            f"triggers is {_js.stringify(triggers)}, not a list: SillyTavern ignores it and the "
+            message=f"triggers is {_js.stringify(triggers)}, not a list: SillyTavern ignores it and the "
             "entry fires for every generation type",
         )
     ]
@@ -140,7 +140,9 @@ def _probability(e: Located) -> list[Finding]:
         return []
     return [
         e.finding(
-            "WI060", "probability", f"probability {why}; the entry (practically) never activates"
+            "WI060",
+            "probability",
+            message=f"probability {why}; the entry (practically) never activates",
         )
     ]
 
@@ -153,7 +155,7 @@ def _scan_depth(e: Located) -> list[Finding]:
         e.finding(
             "WI024",
             "scanDepth",
-            f"scanDepth {_js.stringify(sd)}: the entry's scan text is empty, so its keys never "
+            message=f"scanDepth {_js.stringify(sd)}: the entry's scan text is empty, so its keys never "
             "match (Q7)",
         )
     ]
@@ -171,7 +173,7 @@ def _budget(e: Located, options: LintOptions) -> list[Finding]:
         e.finding(
             "WI071",
             "content",
-            f"the content alone is about {tokens} tokens (SillyTavern's character estimate) "
+            message=f"the content alone is about {tokens} tokens (SillyTavern's character estimate) "
             f"and the budget is {budget} "
             f"({_js.stringify(options.settings.budget)}% of {options.max_context}): it can "
             "never be activated (raise the budget or set ignoreBudget)",
@@ -199,7 +201,7 @@ def _decorators(e: Located) -> list[Finding]:
                     e.finding(
                         "WI101",
                         "content",
-                        f"decorator line {name!r} is removed from the content but has no "
+                        message=f"decorator line {name!r} is removed from the content but has no "
                         "effect: it must be exactly @@activate or @@dont_activate (Q5)",
                     )
                 )
@@ -211,7 +213,7 @@ def _decorators(e: Located) -> list[Finding]:
             e.finding(
                 "WI100",
                 "content",
-                f"decorator {word!r} is "
+                message=f"decorator {word!r} is "
                 + ("a Character Card V3 decorator; " if ccv3 else "unknown; ")
                 + "SillyTavern knows only @@activate and @@dont_activate and ignores it "
                 "(the line is dropped from the content)",
@@ -222,7 +224,7 @@ def _decorators(e: Located) -> list[Finding]:
             e.finding(
                 "WI102",
                 "content",
-                "the content has only @@ lines: SillyTavern keeps them as the prompt text (Q4)",
+                message="the content has only @@ lines: SillyTavern keeps them as the prompt text (Q4)",
             )
         )
     return out

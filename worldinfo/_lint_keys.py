@@ -16,6 +16,39 @@ _ALWAYS_REPORTED = frozenset({"WI010", "WI011", "WI012"})
 """Key findings that still matter for constant and ``@@activate`` entries."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    """The entry being checked and the options it is judged against."""
+
+    e: Located
+    options: LintOptions
+
+    @property
+    def case_fold(self) -> bool:
+        """Keys and text are lower-cased (``caseSensitive ?? global`` is falsy)."""
+        cs = _js.coalesce(self.e.get("caseSensitive"), self.options.settings.case_sensitive)
+        return not _js.truthy(cs)
+
+    @property
+    def whole_words(self) -> bool:
+        """``matchWholeWords ?? global`` is truthy."""
+        ww = _js.coalesce(self.e.get("matchWholeWords"), self.options.settings.match_whole_words)
+        return _js.truthy(ww)
+
+    def fold(self, text: str) -> str:
+        """``text`` as plain-key matching compares it."""
+        return _js.lower(text) if self.case_fold else text
+
+    def implies(self, p: _Key, s: _Key) -> bool:
+        """A match of plain key ``p`` guarantees a match of plain key ``s``."""
+        if p.kind != "plain" or s.kind != "plain":
+            return False
+        fp, fs = self.fold(p.text), self.fold(s.text)
+        if self.whole_words and len(_js.split_ws(fs)) <= 1:
+            return fp == fs
+        return fs in fp
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Key:
     """One key and what lint could tell about it."""
@@ -29,9 +62,10 @@ class _Key:
 def check_entry(e: Located, options: LintOptions) -> list[Finding]:
     """Every key finding of one enabled entry."""
     out: list[Finding] = []
+    ctx = _Ctx(e, options)
     keys_field = e.get("key")
-    primary = _keys(e, "key", options, out)
-    secondary = _keys(e, "keysecondary", options, out)
+    primary = _keys(ctx, "key", out=out)
+    secondary = _keys(ctx, "keysecondary", out=out)
     self_activating = _js.truthy(e.get("constant")) or _activates_by_decorator(e)
     if self_activating:  # keys do not decide; only broken or dangerous regexes matter
         out = [f for f in out if f.code in _ALWAYS_REPORTED]
@@ -41,15 +75,17 @@ def check_entry(e: Located, options: LintOptions) -> list[Finding]:
                 e.finding(
                     "WI020",
                     "key",
-                    "no primary keys and not constant: the entry never activates on its own "
+                    message="no primary keys and not constant: the entry never activates on its own "
                     "(only @@activate or an external source such as vectors can turn it on)",
                 )
             )
         elif not any(k.kind not in ("empty", "never") for k in primary):
-            out.append(e.finding("WI020", "key", "every primary key is empty or can never match"))
+            out.append(
+                e.finding("WI020", "key", message="every primary key is empty or can never match")
+            )
     if not self_activating:
-        out += _redundant(e, primary, options)
-        out += _secondary_logic(e, primary, secondary, options)
+        out += _redundant(ctx, primary)
+        out += _secondary_logic(ctx, primary, secondary=secondary)
     return out
 
 
@@ -60,16 +96,8 @@ def _activates_by_decorator(e: Located) -> bool:
     return any(line in ("@@activate", "@@@activate") for line in content.split("\n"))
 
 
-def _case_fold(e: Located, options: LintOptions) -> bool:
-    return not _js.truthy(_js.coalesce(e.get("caseSensitive"), options.settings.case_sensitive))
-
-
-def _whole_words(e: Located, options: LintOptions) -> bool:
-    whole = _js.coalesce(e.get("matchWholeWords"), options.settings.match_whole_words)
-    return _js.truthy(whole)
-
-
-def _keys(e: Located, field: str, options: LintOptions, out: list[Finding]) -> list[_Key]:
+def _keys(ctx: _Ctx, field: str, *, out: list[Finding]) -> list[_Key]:
+    e, options = ctx.e, ctx.options
     raw = e.get(field)
     if not isinstance(raw, list):
         return []
@@ -83,21 +111,21 @@ def _keys(e: Located, field: str, options: LintOptions, out: list[Finding]) -> l
         kind = "plain"
         if k == "":
             kind = "empty"
-            out.append(e.finding("WI001", path, "an empty key never matches"))
+            out.append(e.finding("WI001", path, message="an empty key never matches"))
         elif text == "":
             kind = "always"
             out.append(
                 e.finding(
                     "WI002",
                     path,
-                    f"the key {k!r} is only whitespace: SillyTavern trims it to '' and then "
+                    message=f"the key {k!r} is only whitespace: SillyTavern trims it to '' and then "
                     "it matches every scan text (Q8)",
                 )
             )
         else:
             found = diagnose(text, timeout=options.regex_timeout)
             for code, message in found:
-                out.append(e.finding(code, path, f"{text!r}: {message}"))
+                out.append(e.finding(code, path, message=f"{text!r}: {message}"))
             codes = {c for c, _ in found}
             if "WI012" in codes:
                 kind = "never"
@@ -106,13 +134,14 @@ def _keys(e: Located, field: str, options: LintOptions, out: list[Finding]) -> l
             elif regex_key(text) is not None:
                 kind = "regex"
             else:
-                kind = _plain_kind(e, path, text, options, out)
+                kind = _plain_kind(ctx, text, path=path, out=out)
         keys.append(_Key(raw=k, text=text, kind=kind, index=i))
     return keys
 
 
-def _plain_kind(e: Located, path: str, text: str, options: LintOptions, out: list[Finding]) -> str:
+def _plain_kind(ctx: _Ctx, text: str, *, path: str, out: list[Finding]) -> str:
     """Check a plain (non-regex) key; return its kind, ``macro`` or ``plain``."""
+    e, options = ctx.e, ctx.options
     low = _js.lower(text)
     if low in NAME_MACROS:
         if _js.truthy(options.settings.include_names):
@@ -120,58 +149,46 @@ def _plain_kind(e: Located, path: str, text: str, options: LintOptions, out: lis
                 e.finding(
                     "WI003",
                     path,
-                    f"{text!r} becomes a speaker name, and with include-names on every scanned "
+                    message=f"{text!r} becomes a speaker name, and with include-names on every scanned "
                     "message starts with its speaker's name: it fires on almost every turn",
                 )
             )
         return "macro"
     if "{{" in text or "<" in text:
         return "macro"
-    folded = low if _case_fold(e, options) else text
+    folded = ctx.fold(text)
     if folded in COMMON_WORDS or low in COMMON_WORDS:
         out.append(
-            e.finding("WI003", path, f"{text!r} is a very common word: it fires on most messages")
+            e.finding(
+                "WI003", path, message=f"{text!r} is a very common word: it fires on most messages"
+            )
         )
-    elif text.isascii() and len(text) <= 2 and not _whole_words(e, options):
+    elif text.isascii() and len(text) <= 2 and not ctx.whole_words:
         out.append(
             e.finding(
                 "WI004",
                 path,
-                f"{text!r} is matched as a substring (whole-word matching is off): it fires "
+                message=f"{text!r} is matched as a substring (whole-word matching is off): it fires "
                 "inside any word containing it",
             )
         )
     return "plain"
 
 
-def _fold(e: Located, options: LintOptions, text: str) -> str:
-    return _js.lower(text) if _case_fold(e, options) else text
-
-
-def _implies(e: Located, options: LintOptions, p: _Key, s: _Key) -> bool:
-    """A match of plain key ``p`` guarantees a match of plain key ``s``."""
-    if p.kind != "plain" or s.kind != "plain":
-        return False
-    fp, fs = _fold(e, options, p.text), _fold(e, options, s.text)
-    if _whole_words(e, options) and len(_js.split_ws(fs)) <= 1:
-        return fp == fs
-    return fs in fp
-
-
-def _redundant(e: Located, primary: list[_Key], options: LintOptions) -> list[Finding]:
+def _redundant(ctx: _Ctx, primary: list[_Key]) -> list[Finding]:
     out = []
     for b in primary:
         for a in primary:
-            if a.index == b.index or not _implies(e, options, b, a):
+            if a.index == b.index or not ctx.implies(b, a):
                 continue
-            if _fold(e, options, a.text) == _fold(e, options, b.text) and a.index > b.index:
+            if ctx.fold(a.text) == ctx.fold(b.text) and a.index > b.index:
                 continue
-            mode = "whole-word matching is on" if _whole_words(e, options) else "substring"
+            mode = "whole-word" if ctx.whole_words else "substring"
             out.append(
-                e.finding(
+                ctx.e.finding(
                     "WI005",
                     f"key.{b.index}",
-                    f"{b.text!r} is redundant ({mode} matching): {a.text!r} already matches "
+                    message=f"{b.text!r} is redundant ({mode} matching): {a.text!r} already matches "
                     f"wherever {b.text!r} does",
                 )
             )
@@ -179,9 +196,8 @@ def _redundant(e: Located, primary: list[_Key], options: LintOptions) -> list[Fi
     return out
 
 
-def _secondary_logic(
-    e: Located, primary: list[_Key], secondary: list[_Key], options: LintOptions
-) -> list[Finding]:
+def _secondary_logic(ctx: _Ctx, primary: list[_Key], *, secondary: list[_Key]) -> list[Finding]:
+    e = ctx.e
     raw = e.get("keysecondary")
     if not isinstance(raw, list) or not raw:
         return []
@@ -190,7 +206,7 @@ def _secondary_logic(
             e.finding(
                 "WI023",
                 "keysecondary",
-                "secondary keys are ignored because 'selective' is off",
+                message="secondary keys are ignored because 'selective' is off",
             )
         ]
     logic = _js.coalesce(e.get("selectiveLogic"), 0)
@@ -199,22 +215,23 @@ def _secondary_logic(
             e.finding(
                 "WI021",
                 "selectiveLogic",
-                f"selectiveLogic {_js.stringify(logic)} is not one of the numbers 0-3: the "
+                message=f"selectiveLogic {_js.stringify(logic)} is not one of the numbers 0-3: the "
                 "secondary-key check is always false and the entry never activates by keys (Q11)",
             )
         ]
     name = _LOGIC[int(_js.to_number(logic))]
-    why = _impossible(
-        e, options, logic=int(_js.to_number(logic)), primary=primary, secondary=secondary
-    )
+    why = _impossible(ctx, logic=int(_js.to_number(logic)), primary=primary, secondary=secondary)
     if not why:
         return []
-    return [e.finding("WI022", "keysecondary", f"{name}: {why}; the entry never activates by keys")]
+    return [
+        e.finding(
+            "WI022", "keysecondary", message=f"{name}: {why}; the entry never activates by keys"
+        )
+    ]
 
 
 def _impossible(
-    e: Located,
-    options: LintOptions,
+    ctx: _Ctx,
     *,
     logic: int,
     primary: list[_Key],
@@ -232,8 +249,8 @@ def _impossible(
         return "every secondary key always matches"
     if not usable:
         return ""
-    if logic == 2 and all(any(_implies(e, options, p, s) for s in secondary) for p in usable):
+    if logic == 2 and all(any(ctx.implies(p, s) for s in secondary) for p in usable):
         return "whichever primary key matches, a secondary key it contains matches too"
-    if logic == 1 and all(_implies(e, options, p, s) for p in usable for s in secondary):
+    if logic == 1 and all(ctx.implies(p, s) for p in usable for s in secondary):
         return "every primary key contains every secondary key, so they all match together"
     return ""

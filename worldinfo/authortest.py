@@ -38,7 +38,7 @@ class AuthorTestError(Exception):
         message: what is wrong.
     """
 
-    def __init__(self, file: str, json_path: str, message: str) -> None:
+    def __init__(self, file: str, json_path: str, *, message: str) -> None:
         super().__init__(f"{file}: {json_path}: {message}")
         self.file = file
         self.json_path = json_path

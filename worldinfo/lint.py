@@ -137,7 +137,7 @@ class Located:
         """A field, ``undefined`` when missing."""
         return self.entry.data.get(name, UNDEFINED)
 
-    def finding(self, code: str, where: str, message: str, *, severity: str = "") -> Finding:
+    def finding(self, code: str, where: str, *, message: str, severity: str = "") -> Finding:
         """A finding about field ``where`` of this entry (``""``: the entry itself)."""
         return Finding(
             code=code,

@@ -138,12 +138,12 @@ def render_trace(
     for events in result.trace.loops():
         first = events[0]
         lines.append(f"Loop {first.loop} ({_STATES.get(first.state, first.state.lower())})")
-        lines += _table([_row(e, titles, tokens) for e in events])
+        lines += _table([_row(e, titles, tokens=tokens) for e in events])
         lines.append("")
     verdicts = result.trace.verdicts
     n = sum(1 for v in verdicts.values() if v.outcome == "activated")
     lines.append(f"Verdicts: {n} of {len(verdicts)} entries activated")
-    rows = [_row(v, titles, tokens, loop=True) for v in verdicts.values()]
+    rows = [_row(v, titles, tokens=tokens, loop=True) for v in verdicts.values()]
     lines += _table(sorted(rows, key=lambda r: r[1] != "activated"))
     if result.activated:
         total = count_tokens(
@@ -165,7 +165,7 @@ def _titles(books: Mapping[str, Book]) -> dict[str, str]:
 
 
 def _row(
-    e: TraceEvent, titles: Mapping[str, str], tokens: Mapping[str, int], *, loop: bool = False
+    e: TraceEvent, titles: Mapping[str, str], *, tokens: Mapping[str, int], loop: bool = False
 ) -> tuple[str, str, str, str]:
     key = f"{_js.to_string(e.world)}.{_js.to_string(e.uid)}"
     title = titles.get(key, "")
