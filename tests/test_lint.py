@@ -357,3 +357,25 @@ def test_odd_field_values_never_crash() -> None:
             assert f.code in CODES and f.severity in SEVERITIES
 
     check()
+
+
+def test_cli_recursion_setting_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    delay = LINT / "delay-never.json"
+    on = tmp_path / "on.json"
+    on.write_text('{"recursive": true}', encoding="utf-8")
+    other = tmp_path / "other.json"
+    other.write_text('{"depth": 4}', encoding="utf-8")
+    problems = str(LINT / "problems.json")
+    for args, expected in (
+        ([], "WI030 info"),  # unknown: "fires only with recursion on"
+        (["--settings", str(other)], "WI030 info"),
+        (["--settings", str(on)], ""),
+        (["--no-recursive"], "WI030 warning"),
+    ):
+        main(["lint", problems, "--min-severity", "info", *args])
+        out = [line for line in capsys.readouterr().out.splitlines() if ".15." in line]
+        assert (out[0].split(": ")[2] if out else "") == expected, args
+    assert main(["lint", str(delay), "--recursive"]) == 0
+    assert "WI030 warning" in capsys.readouterr().out

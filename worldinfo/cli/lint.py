@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from worldinfo._js import JSONValue
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
@@ -101,8 +102,18 @@ def _options(args: argparse.Namespace) -> LintOptions:
     return LintOptions(
         settings=settings,
         max_context=args.max_context,
-        recursion_known=args.recursive is not None or bool(args.settings),
+        recursion_known=args.recursive is not None or _file_sets_recursive(args.settings),
     )
+
+
+def _file_sets_recursive(path: str | None) -> bool:
+    if not path:
+        return False
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "recursive" in data
 
 
 def run(args: argparse.Namespace) -> int:
