@@ -116,3 +116,32 @@ def test_trace_json_of_an_error() -> None:
     from worldinfo.result import ScanResult
 
     assert trace_json(ScanResult(error="x")) == {"activated": [], "error": "x", "scan_loops": 0}
+
+
+SAMPLE = sorted(GOLDEN.glob("*.json"))[::7]
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: p.stem)
+def test_every_activated_entry_is_explained(path: Path) -> None:
+    case = json.loads(path.read_text(encoding="utf-8"))
+    session = session_for(case)
+    for step in case["steps"]:
+        if step["expect"].get("not_run"):
+            continue
+        result = session.generate(
+            step.get("type", "normal"),
+            append=[message(m) for m in step.get("append") or ()],
+            dry_run=bool(step.get("dry_run", False)),
+            quiet_prompt=step.get("quiet_prompt", "") or "",
+            force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
+            trace=True,
+        )
+        text = render_trace(result, books=session.books)
+        if result.error is not None:
+            assert text.startswith("SillyTavern would stop here")
+            break
+        verdicts = text.split("\nVerdicts: ")[1]
+        for world, uid in result.activated_keys:
+            head = re.compile(rf"  {re.escape(f'{world}#{uid}')}\s")
+            rows = [r for r in verdicts.splitlines() if head.match(r)]
+            assert rows and all("  activated  " in r for r in rows), (world, uid)

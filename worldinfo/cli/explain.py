@@ -169,14 +169,16 @@ def _row(
 ) -> tuple[str, str, str, str]:
     key = f"{_js.to_string(e.world)}.{_js.to_string(e.uid)}"
     title = titles.get(key, "")
-    entry = f"{_js.to_string(e.world)}#{_js.to_string(e.uid)}" + (f" {title}" if title else "")
+    entry = f"{_js.to_string(e.world)}#{_js.to_string(e.uid)}" + (
+        f" {_clip(title, 28)}" if title else ""
+    )
     reason = f"{e.reason}: {REASONS[e.reason]}" if e.reason in REASONS else e.reason
     details = _detail(e.detail)
     if e.outcome == "activated" and key in tokens:
         details.append(_tokens(tokens[key]))
     if loop:
         details.append(f"loop {e.loop}")
-    return (_clip(entry, 36), e.outcome, reason, ", ".join(details))
+    return (entry, e.outcome, reason, ", ".join(details))
 
 
 def _tokens(n: int) -> str:
