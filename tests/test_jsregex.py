@@ -318,3 +318,21 @@ def test_nested_quantifier_answers_without_timing_out() -> None:
     assert rk is not None
     assert rk.test("a" * 64 + "!", timeout=0.05) is False
     assert rk.test("a" * 64, timeout=0.05) is True
+
+
+@cases(
+    ("/(?=.*sword)(?=.*shield)/is", "a shield\nand a sword", True),
+    ("/(?=.*sword)(?=.*shield)/is", "sword only", False),
+    ("/(?=.*sword)(?=.*shield)/i", "a shield\nand a sword", False),
+    ("/(?=[^]*?b)(?=[\\s\\S]*a)/", "xxab", True),
+    ("/(?=[^]*(a))(?=[^]*\\1b)/", "xab", True),
+    ("/(?=.*a)|(?=.*b)/s", "xxb", True),
+)
+def test_lookahead_conjunctions(key: str, haystack: str, expected: bool | str) -> None:
+    assert answer(key, haystack) == expected
+
+
+def test_lookahead_conjunction_is_linear_on_long_text() -> None:
+    rk = regex_key("/(?=.*sword)(?=.*shield)/is")
+    assert rk is not None
+    assert rk.test("sword and no other arm; " * 4000, timeout=0.05) is False

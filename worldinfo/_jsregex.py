@@ -66,6 +66,7 @@ class RegexKey:
     key: str = field(default="", compare=False)
     compiled: _Compiled = field(repr=False, compare=False)
     exact_below: int | None = field(default=None, repr=False, compare=False)
+    anchored: bool = field(default=False, repr=False, compare=False)
 
     def test(self, haystack: str, *, timeout: float = DEFAULT_TIMEOUT) -> bool:
         """``RegExp.prototype.test`` of a fresh ``new RegExp(source, flags)`` on ``haystack``.
@@ -86,7 +87,7 @@ class RegexKey:
         if self.exact_below is not None and len(text) >= self.exact_below:
             raise RegexTimeout(self.key, "counted repeat beyond the compile limit")
         try:
-            if "y" in self.flags:
+            if "y" in self.flags or self.anchored:
                 return self.compiled.match(text, timeout=timeout) is not None
             return self.compiled.search(text, timeout=timeout) is not None
         except TimeoutError:
@@ -146,7 +147,12 @@ def regex_key(key: str) -> RegexKey | None:
         log.warning("regex key %r accepted by V8 rules but not by regex: %s", key, exc)
         return None
     return RegexKey(
-        source=pattern, flags=flags, key=key, compiled=compiled, exact_below=tr.exact_below
+        source=pattern,
+        flags=flags,
+        key=key,
+        compiled=compiled,
+        exact_below=tr.exact_below,
+        anchored=tr.anchored,
     )
 
 

@@ -93,8 +93,14 @@ class CharSet:
             for lo, hi in self.ranges
         ) + "".join(self.props)
         if not body:
-            return "[\\u0000-\\U0010ffff]" if negate else "(?!)"
+            return _EVERYTHING if negate else "(?!)"
+        if self.ranges == ANY and not negate:
+            return _EVERYTHING
         return f"[^{body}]" if negate else f"[{body}]"
+
+
+_EVERYTHING = "[\\s\\S]"
+"""Any code point; ``regex`` runs this spelling several times faster than the full range."""
 
 
 def char_set(cp: int) -> CharSet:

@@ -89,3 +89,26 @@ def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     if not extra:
         return cs
     return CharSet(ranges=normalize(cs.ranges + tuple(extra)), props=cs.props)
+
+
+@functools.cache
+def regex_disagrees(unicode: bool) -> frozenset[int]:
+    """Code points whose ``regex`` ignore-case equivalents differ from JavaScript's.
+
+    Every other character may be emitted inside ``(?i:…)``, which lets ``regex`` search a
+    literal run quickly instead of stepping through one class per character.
+    """
+    cands: set[int] = set(_index(True)) | set(_index(False))
+    for cp in range(_CASED_END):
+        c = chr(cp)
+        if c.lower() != c or c.upper() != c or c.casefold() != c:
+            cands.add(cp)
+    cands = {cp for cp in cands if not 0xD800 <= cp <= 0xDFFF}
+    text = "".join(map(chr, sorted(cands)))
+    index = _index(unicode)
+    out: set[int] = set()
+    for cp in cands:
+        found = {ord(m) for m in regex.findall("(?i)" + regex.escape(chr(cp)), text)}
+        if found != set(index.get(cp, (cp,))):
+            out.add(cp)
+    return frozenset(out)

@@ -15,13 +15,12 @@ from worldinfo._jsregex_chars import (
     ANY,
     CLASS_ESCAPES,
     LINE_TERM,
-    WORD,
     WORD_IU,
     CharSet,
     escape_cp,
 )
 from worldinfo._jsregex_escapes import Cursor
-from worldinfo._jsregex_fold import fold_closure, fold_literal
+from worldinfo._jsregex_fold import fold_closure, fold_literal, regex_disagrees
 from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
 
 _BACKREF = re.compile(r"\\[1-9k]")
@@ -30,7 +29,6 @@ COUNT_BUDGET = 50_000
 
 _QUANT = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
 _NOT_LT = CharSet(ranges=LINE_TERM).emit(negate=True)
-_W = CharSet(ranges=WORD).emit()
 _W_IU = CharSet(ranges=WORD_IU).emit()
 _ANY = CharSet(ranges=ANY).emit()
 
@@ -43,6 +41,15 @@ class Frag:
     minw: int
     cost: int
     quantifiable: bool = True
+    fold: bool = False
+    """One character to be matched by ``regex``'s own ignore-case (inside ``(?i:…)``)."""
+    shape: str = ""
+    """``"anystar"``: every match starts with ``[\\s\\S]*``; ``"conj"``: a sequence of positive
+    lookaheads on ``"anystar"`` patterns (true at some index implies true at index 0)."""
+
+    def wrapped(self) -> str:
+        """The text, usable on its own (a ``fold`` character gets its ``(?i:…)``)."""
+        return f"(?i:{self.text})" if self.fold else self.text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,10 +60,14 @@ class Translation:
         pattern: ``regex`` V0 syntax (case-insensitivity already spelled out).
         exact_below: when set, a counted repeat was clipped; the translation is exact only
             for texts shorter than this many units.
+        anchored: the pattern is a conjunction of ``(?=[\\s\\S]*…)`` lookaheads without
+            captures: it matches somewhere iff it matches at index 0, so ``test`` need not
+            search (a search would be quadratic).
     """
 
     pattern: str
     exact_below: int | None
+    anchored: bool = False
 
 
 def translate(pattern: str, flags: str) -> Translation:
@@ -77,7 +88,8 @@ def translate(pattern: str, flags: str) -> Translation:
     frag = p.disjunction()
     if p.pos < len(p.src):
         raise JSSyntaxError("Unmatched ')'")
-    return Translation(pattern=frag.text, exact_below=p.exact_below)
+    anchored = frag.shape == "conj" and p.group_index == 0
+    return Translation(pattern=frag.text, exact_below=p.exact_below, anchored=anchored)
 
 
 def _units(s: str) -> str:
@@ -109,16 +121,37 @@ class _Parser(Cursor):
             alts.append(self.alternative())
         if len(alts) == 1:
             return alts[0]
+        shapes = {a.shape for a in alts}
         return Frag(
-            "|".join(a.text for a in alts), min(a.minw for a in alts), sum(a.cost for a in alts)
+            "|".join(a.text for a in alts),
+            min(a.minw for a in alts),
+            sum(a.cost for a in alts),
+            shape=shapes.pop() if len(shapes) == 1 else "",
         )
 
     def alternative(self) -> Frag:
         parts: list[Frag] = []
         while self.pos < len(self.src) and self.peek() not in "|)":
             parts.append(self.term())
+        texts: list[str] = []
+        run: list[str] = []
+        for f in parts:
+            if f.fold:
+                run.append(f.text)
+                continue
+            if run:
+                texts.append(f"(?i:{''.join(run)})")
+                run = []
+            texts.append(f.text)
+        if run:
+            texts.append(f"(?i:{''.join(run)})")
+        shape = ""
+        if parts and parts[0].shape == "anystar":
+            shape = "anystar"
+        elif parts and all(f.shape == "conj" for f in parts):
+            shape = "conj"
         return Frag(
-            "".join(f.text for f in parts), sum(f.minw for f in parts), sum(f.cost for f in parts)
+            "".join(texts), sum(f.minw for f in parts), sum(f.cost for f in parts), shape=shape
         )
 
     def term(self) -> Frag:
@@ -155,7 +188,9 @@ class _Parser(Cursor):
             return Frag(f"(?!{_NOT_LT})" if self.m else "\\Z", 0, 1, quantifiable=False)
         if rest[:2] in ("\\b", "\\B"):
             self.pos += 2
-            w = _W_IU if self.u and self.i else _W
+            if not (self.u and self.i):  # regex's ASCII \b is JavaScript's, and fast
+                return Frag(f"(?a:{rest[:2]})", 0, 1, quantifiable=False)
+            w = _W_IU
             if rest[1] == "b":
                 text = f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))"
             else:
@@ -164,7 +199,14 @@ class _Parser(Cursor):
         if rest[:3] in ("(?=", "(?!"):
             self.pos += 3
             inner = self.close(self.disjunction())
-            return Frag(f"(?:{rest[:3]}{inner.text}))", 0, inner.cost + 1, quantifiable=not self.u)
+            conj = rest[:3] == "(?=" and inner.shape == "anystar"
+            return Frag(
+                f"(?:{rest[:3]}{inner.text}))",
+                0,
+                inner.cost + 1,
+                quantifiable=not self.u,
+                shape="conj" if conj else "",
+            )
         if rest in ("(?<=", "(?<!"):
             self.pos += 4
             inner = self.close(self.disjunction())
@@ -209,12 +251,13 @@ class _Parser(Cursor):
         if lo > limit:
             if frag.minw > 0:
                 self.clip(lo * frag.minw)
-                return Frag(f"(?!)(?:{frag.text})", lo * frag.minw, frag.cost + 1)
+                return Frag(f"(?!)(?:{frag.wrapped()})", lo * frag.minw, frag.cost + 1)
             self.clip(limit)
             lo = limit
         if hi is not None and hi > limit:
             self.clip(hi * max(frag.minw, 1))
             hi = None
+        shape = "anystar" if frag.text == _ANY and (lo, hi) == (0, None) else ""
         if (lo, hi) == (0, None):
             q = "*"
         elif (lo, hi) == (1, None):
@@ -228,7 +271,8 @@ class _Parser(Cursor):
         else:
             q = f"{{{lo},{hi}}}"
         cost = per * ((hi if hi is not None else lo) + 1)
-        return Frag(f"(?:{frag.text}){q}{'?' if lazy else ''}", frag.minw * lo, cost)
+        text = f"(?:{frag.wrapped()}){q}{'?' if lazy else ''}"
+        return Frag(text, frag.minw * lo, cost, shape=shape)
 
     def clip(self, exact_below: int) -> None:
         if self.exact_below is None or exact_below < self.exact_below:
@@ -263,7 +307,9 @@ class _Parser(Cursor):
         if self.i:
             folded = fold_literal(cp, unicode=self.u)
             if len(folded.ranges) > 1 or folded.ranges[0][0] != folded.ranges[0][1]:
-                return Frag(folded.emit(), 1, 1)
+                if cp in regex_disagrees(self.u):
+                    return Frag(folded.emit(), 1, 1)
+                return Frag(escape_cp(cp), 1, 1, fold=True)
         return Frag(escape_cp(cp), 1, 1)
 
     def set_frag(self, cs: CharSet, *, negate: bool = False) -> Frag:
