@@ -11,14 +11,16 @@ line, and a line's set of present keys is computed once and cached.
 ``KeyIndex`` holds every such key (``Needle``: the trimmed key, lower-cased when the entry
 matches case-insensitively, and whether the whole-word rule applies) under a small integer
 id; ``found(line)`` returns the ids present in ``line``. Candidates are found through
-fixed-length prefixes of the keys and then confirmed with the same tests ``match_key``
-uses (``in`` and ``whole_word_in``).
+fixed-length prefixes of the keys (``regex`` named lists, in C) and then confirmed with the
+same tests ``match_key`` uses (``in`` and ``whole_word_in``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import regex
 
 from worldinfo import _js
 from worldinfo.buffer import whole_word_in
@@ -39,48 +41,39 @@ class Needle:
 
 
 @dataclass(slots=True)
-class _ModeFinder:
-    """Finds the needles of one (lowered, whole-word) mode in a line."""
+class _Finder:
+    """Finds needles in a line (already lower-cased for the case-insensitive needles).
 
-    whole_word: bool
-    long: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
-    short: dict[str, int] = field(default_factory=dict)
-    short_lengths: set[int] = field(default_factory=set)
+    Needles are bucketed by their first ``min(len, PREFIX)`` characters; one ``regex``
+    named-list search per bucket length lists the prefixes present (a named list matches a
+    set of equal-length strings at each position, in C), and each candidate is confirmed.
+    """
 
-    def add(self, text: str, nid: int) -> None:
-        if len(text) >= PREFIX:
-            self.long.setdefault(text[:PREFIX], []).append((text, nid))
-        else:
-            self.short[text] = nid
-            self.short_lengths.add(len(text))
+    buckets: dict[int, dict[str, list[tuple[str, int, bool]]]] = field(default_factory=dict)
+    patterns: dict[int, regex.Pattern[str]] | None = None
+
+    def add(self, text: str, nid: int, whole: bool) -> None:
+        size = min(len(text), PREFIX)
+        self.buckets.setdefault(size, {}).setdefault(text[:size], []).append((text, nid, whole))
+        self.patterns = None
 
     def find(self, line: str, out: set[int]) -> None:
-        n = len(line)
-        whole = self.whole_word
-        if self.long and n >= PREFIX:
-            get = self.long.get
-            for gram in {line[i : i + PREFIX] for i in range(n - PREFIX + 1)}:
-                bucket = get(gram)
-                if bucket is None:
-                    continue
-                for text, nid in bucket:
+        patterns = self.patterns
+        if patterns is None:
+            patterns = self.patterns = {
+                size: regex.compile(r"\L<g>", g=list(table)) for size, table in self.buckets.items()
+            }
+        for size, pattern in patterns.items():
+            if len(line) < size:
+                continue
+            table = self.buckets[size]
+            for gram in set(pattern.findall(line, overlapped=True)):
+                for text, nid, whole in table[gram]:
                     if whole:
                         if whole_word_in(line, text):
                             out.add(nid)
-                    elif len(text) == PREFIX or text in line:
+                    elif len(text) == size or text in line:
                         out.add(nid)
-        if not self.short:
-            return
-        if len(self.short) <= 16:
-            for text, nid in self.short.items():
-                if text in line and (not whole or whole_word_in(line, text)):
-                    out.add(nid)
-            return
-        for size in self.short_lengths:
-            for gram in {line[i : i + size] for i in range(n - size + 1)}:
-                nid = self.short.get(gram, -1)
-                if nid >= 0 and (not whole or whole_word_in(line, gram)):
-                    out.add(nid)
 
 
 class KeyIndex:
@@ -88,7 +81,7 @@ class KeyIndex:
 
     def __init__(self) -> None:
         self._ids: dict[Needle, int] = {}
-        self._finders: dict[tuple[bool, bool], _ModeFinder] = {}
+        self._finders: dict[bool, _Finder] = {}
         self._lines: dict[str, frozenset[int]] = {}
         self.size = 1
 
@@ -100,11 +93,10 @@ class KeyIndex:
         if nid is None:
             nid = self._ids[needle] = self.size
             self.size += 1
-            mode = (needle.lowered, needle.whole_word)
-            finder = self._finders.get(mode)
+            finder = self._finders.get(needle.lowered)
             if finder is None:
-                finder = self._finders[mode] = _ModeFinder(whole_word=needle.whole_word)
-            finder.add(needle.text, nid)
+                finder = self._finders[needle.lowered] = _Finder()
+            finder.add(needle.text, nid, needle.whole_word)
         return nid
 
     def found(self, line: str) -> frozenset[int]:
@@ -113,14 +105,8 @@ class KeyIndex:
         if hit is not None:
             return hit
         out: set[int] = set()
-        lowered: str | None = None
-        for (lower, _), finder in self._finders.items():
-            if lower:
-                if lowered is None:
-                    lowered = _js.lower(line)
-                finder.find(lowered, out)
-            else:
-                finder.find(line, out)
+        for lower, finder in self._finders.items():
+            finder.find(_js.lower(line) if lower else line, out)
         result = frozenset(out)
         if len(self._lines) >= LINE_CACHE_LIMIT:
             self._lines.clear()
