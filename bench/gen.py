@@ -19,7 +19,25 @@ from typing import Any
 
 from worldinfo.types import ENTRY_TEMPLATE
 
-FILLER = "the a to of and in is was with we you I see old dark near go".split()
+FILLER = [
+    "the",
+    "a",
+    "to",
+    "of",
+    "and",
+    "in",
+    "is",
+    "was",
+    "with",
+    "we",
+    "you",
+    "I",
+    "see",
+    "old",
+    "dark",
+    "near",
+    "go",
+]
 CHARACTER = {"name": "Seraphina", "avatar": "Seraphina.png", "tags": ["fantasy"]}
 
 

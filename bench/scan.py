@@ -30,12 +30,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import gen  # noqa: E402
+import itertools
 
-from worldinfo._js import canonical, parse_json  # noqa: E402
-from worldinfo.conformance.st import first_difference, message, observed, session_for  # noqa: E402
-from worldinfo.prepared import ScanCache  # noqa: E402
-from worldinfo.types import Book  # noqa: E402
+import gen
+
+from worldinfo._js import canonical, parse_json
+from worldinfo.conformance.st import first_difference, message, observed, session_for
+from worldinfo.prepared import ScanCache
+from worldinfo.types import Book
 
 Case = Mapping[str, Any]
 
@@ -99,7 +101,7 @@ def measure(case: Case, *, repeats: int, reference: bool = True) -> dict[str, An
 def growth(rows: list[tuple[int, dict[str, Any]]], field: str) -> list[str]:
     """Growth of ``field`` between consecutive sizes, as "x size -> x time"."""
     out = []
-    for (a, ra), (b, rb) in zip(rows, rows[1:]):
+    for (a, ra), (b, rb) in itertools.pairwise(rows):
         out.append(f"{a}->{b}: {b / a:.1f}x size, {rb[field] / ra[field]:.2f}x time")
     return out
 
@@ -108,11 +110,11 @@ def peak_memory(entries: int) -> float:
     """Peak RSS (MB) of a fresh process that builds and scans an ``entries`` book."""
     code = (
         "import sys, resource; sys.path[:0] = ['bench', '.'];"
-        "import gen, scan; c = gen.case(name='m', entries=%d, messages=200);"
+        f"import gen; c = gen.case(name='m', entries={entries}, messages=200);"
         "from worldinfo.conformance.st import session_for;"
         "s = session_for(c); del c;"
         "s.generate('normal');"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % entries
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run(
@@ -172,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     ok = ok and wide["matches"]
     print(f"generated long chat (1000 entries, 2000 messages, widening to 1000): {wide}")
     print(f"peak RSS, 50000 entries: {peak_memory(50000):.0f} MB")
-    print(f"this process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(
+        f"this process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
     print("all results match" if ok else "MISMATCH: a fast result differs")
     return 0 if ok else 1
 

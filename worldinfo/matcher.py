@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-import regex
+import regex  # type: ignore[import-untyped,unused-ignore]
 
 from worldinfo import _js
 from worldinfo.buffer import whole_word_in
@@ -50,7 +51,7 @@ class _Finder:
     """
 
     buckets: dict[int, dict[str, list[tuple[str, int, bool]]]] = field(default_factory=dict)
-    patterns: dict[int, regex.Pattern[str]] | None = None
+    patterns: dict[int, Any] | None = None
 
     def add(self, text: str, nid: int, whole: bool) -> None:
         size = min(len(text), PREFIX)
