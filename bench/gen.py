@@ -55,6 +55,8 @@ def _key(rng: random.Random, words: list[str]) -> str:
         return f"{word} {rng.choice(words)}"
     if roll < 0.08:
         return word.upper()
+    if roll < 0.085:
+        return rng.choice(("", "  ", "{{char}}", "Seraphina", f"{word}\nx"))
     return word
 
 
@@ -94,6 +96,16 @@ def entry(uid: int, rng: random.Random, words: list[str]) -> dict[str, Any]:
         e["constant"] = True
     elif roll < 0.315:
         e["disable"] = True
+    elif roll < 0.325:
+        e[rng.choice(("sticky", "cooldown", "delay"))] = rng.choice((1, 2, 3))
+    elif roll < 0.33:
+        e["triggers"] = [rng.choice(("normal", "continue"))]
+    elif roll < 0.333:
+        e["characterFilter"] = {"names": ["Seraphina"], "isExclude": rng.random() < 0.5}
+    elif roll < 0.336:
+        e["content"] = "@@activate\n" + e["content"]
+    elif roll < 0.338:
+        e["ignoreBudget"] = True
     return e
 
 

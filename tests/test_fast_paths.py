@@ -1,0 +1,188 @@
+"""The fast scan path (prepared entries, key index, visiting only candidates) gives exactly
+the straightforward path's results; its caches follow book, entry and settings changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from worldinfo._js import canonical
+from worldinfo.conformance.st import message, observed, session_for
+from worldinfo.prepared import ScanCache
+from worldinfo.session import Session
+from worldinfo.types import Book, Entry, Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen
+
+SETTINGS_VARIANTS: list[dict[str, Any]] = [
+    {},
+    {"recursive": False},
+    {"match_whole_words": True},
+    {"case_sensitive": True},
+    {"use_group_scoring": True},
+    {"min_activations": 40, "min_activations_depth_max": 25, "depth": 1},
+    {"depth": 0},
+    {"max_recursion_steps": 2, "budget": 5},
+    {"character_strategy": 0, "include_names": False},
+]
+
+
+def small_case(seed: int) -> dict[str, Any]:
+    """A generated case with a few hundred entries and a short chat, settings varied."""
+    rng = random.Random(seed)
+    c = gen.case(name=f"s{seed}", entries=rng.choice((60, 150, 300)), messages=30, seed=seed)
+    c["settings"].update(SETTINGS_VARIANTS[seed % len(SETTINGS_VARIANTS)])
+    c["settings"]["depth"] = c["settings"].get("depth", rng.choice((2, 5, 10)))
+    extra = gen.chat(4, seed + 100, vocab=150)
+    c["steps"] = [
+        {"type": "normal"},
+        {"type": "normal", "append": extra[:2]},
+        {"type": rng.choice(("continue", "swipe", "regenerate")), "append": extra[2:3]},
+        {"type": "normal", "append": extra[3:], "dry_run": seed % 5 == 0},
+    ]
+    if seed % 3 == 0:
+        c["books"]["Other"] = gen.book(40, seed + 7)
+        c["character"] = {**gen.CHARACTER, "book": "Other"}
+    return c
+
+
+def run(case: Mapping[str, Any], *, fast: bool, trace: bool = False) -> list[Any]:
+    session = session_for(case)
+    if not fast:
+        session.scan_cache = None
+    out = []
+    for i, step in enumerate(case["steps"]):
+        force = [("Bench", i * 7)] if i == 2 else []
+        result = session.generate(
+            step["type"],
+            append=[message(m) for m in step.get("append") or ()],
+            dry_run=bool(step.get("dry_run")),
+            force_activate=force,
+            trace=trace,
+        )
+        record = canonical(observed(session, result))
+        if trace and result.trace is not None:
+            record["trace"] = canonical(result.trace.to_json())
+        out.append(record)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_fast_equals_straightforward(seed: int) -> None:
+    case = small_case(seed)
+    assert run(case, fast=True) == run(case, fast=False)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_traced_fast_equals_straightforward(seed: int) -> None:
+    case = small_case(1000 + seed)
+    assert run(case, fast=True, trace=True) == run(case, fast=False, trace=True)
+
+
+def test_long_chat_widening_equals_straightforward() -> None:
+    case = gen.long_chat(entries=120, messages=300)
+    case["settings"]["min_activations_depth_max"] = 200
+    assert run(case, fast=True) == run(case, fast=False)
+
+
+# --- cache invalidation -------------------------------------------------------------------
+
+
+def _book(*entries: Entry) -> Book:
+    return Book(name="B", entries=entries)
+
+
+def _session(book: Book, chat: str, **settings: Any) -> Session:
+    return Session(
+        books={"B": book},
+        settings=Settings(depth=5, **settings),
+        global_books=["B"],
+        chat=[message({"name": "User", "is_user": True, "mes": chat})],
+        rng=random.Random(1).random,
+    )
+
+
+def _keys(session: Session) -> list[Any]:
+    return [u for _, u in session.generate("normal").activated_keys]
+
+
+def test_replaced_entry_is_prepared_again() -> None:
+    a = Entry.new(1, key=["dragon"], content="A")
+    b = Entry.new(2, key=["castle"], content="B")
+    session = _session(_book(a, b), "a dragon and a knight")
+    assert _keys(session) == [1]
+    session.books["B"] = _book(a, Entry.new(2, key=["knight"], content="B"))
+    assert _keys(session) == [1, 2]
+    session.books["B"] = _book(Entry.new(1, key=["wyvern"], content="A"), b)
+    assert _keys(session) == []
+
+
+def test_edited_content_changes_the_hash_like_upstream() -> None:
+    a = Entry.new(1, key=["dragon"], content="A", sticky=3)
+    fast = _session(_book(a), "dragon")
+    slow = _session(_book(a), "dragon")
+    slow.scan_cache = None
+    for session in (fast, slow):
+        session.generate("normal")
+        session.books["B"] = _book(Entry.new(1, key=["dragon"], content="A2", sticky=3))
+        session.append([message({"name": "User", "is_user": True, "mes": "no match"})])
+    assert canonical(fast.generate("normal").to_json()) == canonical(
+        slow.generate("normal").to_json()
+    )
+    assert fast.chat_metadata == slow.chat_metadata
+
+
+def test_settings_and_selection_changes_take_effect() -> None:
+    a = Entry.new(1, key=["Dragon"], content="A")
+    session = _session(_book(a), "a dragonfly")
+    assert _keys(session) == [1]
+    session.settings = dataclasses.replace(session.settings, case_sensitive=True)
+    assert _keys(session) == []
+    session.settings = dataclasses.replace(
+        session.settings, case_sensitive=False, match_whole_words=True
+    )
+    assert _keys(session) == []
+    session.global_books = []
+    session.settings = dataclasses.replace(session.settings, match_whole_words=False)
+    assert _keys(session) == []
+    session.global_books = ["B"]
+    assert _keys(session) == [1]
+
+
+def test_activated_entries_are_copies_of_the_prepared_ones() -> None:
+    a = Entry.new(1, key=["dragon"], content="{{user}} meets a dragon")
+    cache = ScanCache()
+    session = _session(_book(a), "dragon")
+    session.scan_cache = cache
+    first = session.generate("normal").activated[0]
+    assert first["content"] == "User meets a dragon"
+    plan = cache.plan(session.books, session.selection, session.settings)
+    assert plan is not None
+    assert plan.entries[0]["content"] == "{{user}} meets a dragon"
+    second = session.generate("normal").activated[0]
+    assert second is not first and second["content"] == "User meets a dragon"
+
+
+def test_duplicate_selection_keeps_distinct_objects() -> None:
+    a = Entry.new(1, key=["dragon"], content="A", probability=50)
+    case_books = {"B": _book(a)}
+    runs = []
+    for cache in (True, False):
+        session = Session(
+            books=case_books,
+            settings=Settings(depth=5),
+            global_books=["B", "B"],
+            chat=[message({"name": "U", "is_user": True, "mes": "dragon"})],
+            rng=random.Random(3).random,
+        )
+        if not cache:
+            session.scan_cache = None
+        runs.append([canonical(session.generate("normal").to_json()) for _ in range(4)])
+    assert runs[0] == runs[1]
