@@ -16,8 +16,8 @@ def test_demo_runs_without_arguments(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "Activated 7 entries" in out
-    assert "found_in=recursion text" in out
-    assert "emberfall.8    skipped    disabled" in out
+    assert "key 'Mira' in recursion text" in out
+    assert "Verdicts: 7 of 10 entries activated" in out
 
 
 def test_scan_json_lists_activations_and_timed_state(capsys: pytest.CaptureFixture[str]) -> None:

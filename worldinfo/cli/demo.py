@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from worldinfo.cli._inputs import build_session, read_inputs
+from worldinfo.cli.explain import render_trace
 from worldinfo.cli.scan import render
 from worldinfo.examples import path
-from worldinfo.result import ScanResult
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,17 +28,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"Book: {book.name} ({len(inputs.books['emberfall'].entries or ())} entries)")
     print(f"Chat: {chat.name} ({len(inputs.chat)} messages), depth 4, recursion on\n")
     print(render(result))
-    print(explain_lines(result))
+    print(render_trace(result, books=inputs.books))
     print("Try: worldinfo scan BOOK.json --chat CHAT.jsonl  (or --json for everything)")
     return 0
-
-
-def explain_lines(result: ScanResult) -> str:
-    """A compact "why" table from the result's trace: one line per entry."""
-    if result.trace is None:
-        return ""
-    out = ["== why ==", f"{'entry':<14} {'outcome':<10} {'reason':<22} detail"]
-    for key, v in result.trace.verdicts.items():
-        detail = ", ".join(f"{k}={val}" for k, val in v.detail.items())
-        out.append(f"{key:<14} {v.outcome:<10} {v.reason:<22} {detail} (loop {v.loop})")
-    return "\n".join(out)
