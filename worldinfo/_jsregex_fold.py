@@ -2,8 +2,9 @@
 
 ``regex.IGNORECASE`` is never used: its equivalences differ from both of JavaScript's.
 Without ``u`` two UTF-16 units are equal when their ``toUpperCase`` forms are (single-unit
-results only, and never a non-ASCII unit to an ASCII one); with ``u`` when their Unicode
-simple case foldings are. Each literal and each class is emitted as its closure.
+results only, and never a non-ASCII unit to an ASCII one; Python's Unicode data); with ``u``
+when their Unicode simple case foldings are (``regex``'s Unicode data, which is as recent as
+V8's ICU, minus its Turkic i folding). Each literal and each class is emitted as its closure.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import regex  # type: ignore[import-untyped,unused-ignore]
 
 from worldinfo._jsregex_chars import CharSet, char_set, normalize
 
-_CASED_END = 0x1F000
+_CASED_END = 0x20000
 """No code point at or above this has a case mapping."""
+
+_TURKIC = (0x130, 0x131)
+"""İ and ı: ``regex`` folds them with i/I; Unicode simple case folding (JavaScript) does not."""
 
 
 def _canon_upper(cp: int) -> int:
@@ -30,27 +34,45 @@ def _canon_upper(cp: int) -> int:
     return ucp
 
 
-def _simple_fold(cp: int) -> int:
-    """Unicode simple case folding (CaseFolding.txt statuses C and S)."""
-    c = chr(cp)
-    folded = c.casefold()
-    if len(folded) == 1:
-        return ord(folded)
-    low = c.lower()
-    if len(low) == 1 and low != c:
-        return ord(low)
-    return cp
+@functools.cache
+def _regex_equivalents() -> dict[int, frozenset[int]]:
+    """For every cased character, what ``regex`` (its own, recent Unicode data) folds it with."""
+    everything = "".join(chr(cp) for cp in range(_CASED_END) if not 0xD800 <= cp <= 0xDFFF)
+    cands = {ord(c) for c in regex.findall(r"\p{Changes_When_Casemapped}", everything)}
+    for cp in range(_CASED_END):
+        c = chr(cp)
+        if not 0xD800 <= cp <= 0xDFFF and (c.lower() != c or c.upper() != c or c.casefold() != c):
+            cands.add(cp)
+    text = "".join(map(chr, sorted(cands)))
+    return {
+        cp: frozenset(ord(m) for m in regex.findall("(?i)" + regex.escape(chr(cp)), text))
+        for cp in cands
+    }
+
+
+def _unicode_groups() -> list[list[int]]:
+    """Simple case folding classes: ``regex``'s equivalences without its Turkic extras."""
+    seen: set[int] = set()
+    groups: list[list[int]] = []
+    for cp, eq in sorted(_regex_equivalents().items()):
+        if cp in seen or cp in _TURKIC:
+            continue
+        group = sorted(eq - set(_TURKIC))
+        seen.update(group)
+        groups.append(group)
+    return groups
 
 
 @functools.cache
 def _groups(unicode: bool) -> tuple[tuple[int, ...], ...]:
     """Equivalence classes (of size > 1) of case-insensitive equality."""
-    canon = _simple_fold if unicode else _canon_upper
+    if unicode:
+        return tuple(tuple(g) for g in _unicode_groups() if len(g) > 1)
     by_canon: dict[int, list[int]] = {}
-    for cp in range(_CASED_END if unicode else 0x10000):
+    for cp in range(0x10000):
         if 0xD800 <= cp <= 0xDFFF:
             continue
-        by_canon.setdefault(canon(cp), []).append(cp)
+        by_canon.setdefault(_canon_upper(cp), []).append(cp)
     return tuple(tuple(g) for g in by_canon.values() if len(g) > 1)
 
 
@@ -98,17 +120,7 @@ def regex_disagrees(unicode: bool) -> frozenset[int]:
     Every other character may be emitted inside ``(?i:…)``, which lets ``regex`` search a
     literal run quickly instead of stepping through one class per character.
     """
-    cands: set[int] = set(_index(True)) | set(_index(False))
-    for cp in range(_CASED_END):
-        c = chr(cp)
-        if c.lower() != c or c.upper() != c or c.casefold() != c:
-            cands.add(cp)
-    cands = {cp for cp in cands if not 0xD800 <= cp <= 0xDFFF}
-    text = "".join(map(chr, sorted(cands)))
     index = _index(unicode)
-    out: set[int] = set()
-    for cp in cands:
-        found = {ord(m) for m in regex.findall("(?i)" + regex.escape(chr(cp)), text)}
-        if found != set(index.get(cp, (cp,))):
-            out.add(cp)
-    return frozenset(out)
+    return frozenset(
+        cp for cp, eq in _regex_equivalents().items() if eq != set(index.get(cp, (cp,)))
+    )
