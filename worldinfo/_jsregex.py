@@ -141,6 +141,9 @@ def regex_key(key: str) -> RegexKey | None:
     except JSSyntaxError as exc:
         log.debug("regex key %r is plain text: %s", key, exc)
         return None
+    except RecursionError:  # V8 nests deeper; keys this deep are treated as plain text
+        log.warning("regex key %r nests too deeply; used as plain text", key[:80])
+        return None
     try:
         compiled = regex.compile(tr.pattern, regex.V0)
     except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
