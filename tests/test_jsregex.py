@@ -465,3 +465,12 @@ def test_v8_checked(pattern: str, flags: str, haystack: str, expected: bool | st
 
 def test_deep_nesting_is_plain_not_a_crash() -> None:
     assert regex_key("/" + "(" * 5000 + "a" + ")" * 5000 + "/") is None
+
+
+def test_pattern_too_large_to_compile_is_reported() -> None:
+    key = "/" + "a{49999}" * 100 + "/"
+    rk = regex_key(key)
+    assert rk is not None
+    with pytest.raises(RegexTimeout) as info:
+        rk.test("a")
+    assert info.value.key == key

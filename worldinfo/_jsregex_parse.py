@@ -26,6 +26,8 @@ from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
 _BACKREF = re.compile(r"\\[1-9k]")
 COUNT_BUDGET = 50_000
 """Most atom copies one quantifier may ask ``regex`` to spell out (it unrolls counts)."""
+TOTAL_BUDGET = 1_000_000
+"""Most atom copies a whole pattern may spell out (about a quarter second of compiling)."""
 
 _QUANT = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
 _NOT_LT = CharSet(ranges=LINE_TERM).emit(negate=True)
@@ -88,6 +90,8 @@ def translate(pattern: str, flags: str) -> Translation:
     frag = p.disjunction()
     if p.pos < len(p.src):
         raise JSSyntaxError("Unmatched ')'")
+    if frag.cost > TOTAL_BUDGET:  # never compiled: every test is reported like a timeout
+        return Translation(pattern="(?!)", exact_below=0)
     anchored = frag.shape == "conj" and p.group_index == 0
     return Translation(pattern=frag.text, exact_below=p.exact_below, anchored=anchored)
 
