@@ -5,28 +5,35 @@
 The scan text is the chat of a SillyTavern case (default: the large performance case, 200
 messages) joined the way the engine joins its buffer (``"\\x01"`` + messages joined by
 ``"\\n\\x01"``). N distinct regex keys, shaped like the ones shared lorebooks use, are each
-compiled and tested once per round:
+compiled and tested once per round (the regex layer alone):
 
 * ``uncached``: the compile cache is cleared before every round (compile + test per key);
 * ``cached``: the cache is warm (test only), i.e. what every scan after the first pays.
 
 Medians over R rounds, measured in the same run, and their ratio; at SillyTavern's usual scan
-depth (a few messages, where compiling dominates) and over the whole chat (where matching does). Further benchmarks (the
-engine's large case with regex keys added: ``bench_engine(path)``) append themselves to
+depth (a few messages, where compiling dominates) and over the whole chat (where matching does).
+
+``bench_engine`` then runs the whole case through the engine (the golden runner's ``run_case``)
+three ways: as it is, with the keys of every 10th entry rewritten as regex keys and the compile
+cache cleared before each run, and the same with the cache warm. Case-level benchmarks live in
 ``BENCHES``; each takes the case path and returns printable lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import re
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from worldinfo._jsregex import RegexKey, RegexTimeout, regex_key
+from worldinfo.conformance.st import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CASE = ROOT / "golden" / "st-perf" / "large.json"
@@ -101,8 +108,59 @@ def bench_layer(case: Path, *, keys: int, repeat: int, depth: int | None) -> lis
     ]
 
 
-BENCHES: list[Callable[[Path], list[str]]] = []
-"""Case-level benchmarks run after the layer benchmark (e.g. ``bench_engine``)."""
+_ENGINE_TEMPLATES = ("/\\b{k}s?\\b/i", "/(?<![\\w-]){k}(?![\\w-])/", "/{k}|{k}zz/iu")
+
+
+def with_regex_keys(case: dict[str, Any], *, every: int) -> dict[str, Any]:
+    """A copy of ``case`` where every ``every``-th entry's keys are written as regex keys."""
+    case = copy.deepcopy(case)
+    n = 0
+    for book in case["books"].values():
+        entries = book["entries"]
+        for i, uid in enumerate(sorted(entries, key=int)):
+            if i % every:
+                continue
+            entry = entries[uid]
+            keys = entry.get("key") or []
+            entry["key"] = [
+                _ENGINE_TEMPLATES[(i + j) % len(_ENGINE_TEMPLATES)].format(k=re.escape(k))
+                for j, k in enumerate(keys)
+            ]
+            n += len(keys)
+    case["_regex_keys"] = n
+    return case
+
+
+def _run_case(case: dict[str, Any], *, clear: bool) -> float:
+    if clear:
+        regex_key.cache_clear()
+    start = time.perf_counter()
+    for _ in run_case(case, str(case.get("name", "case"))):
+        pass
+    return time.perf_counter() - start
+
+
+def bench_engine(path: Path, *, every: int = 10, repeat: int = 3) -> list[str]:
+    """The engine on a whole case: plain keys vs some keys as regexes, cache cleared or warm."""
+    plain = json.loads(path.read_text(encoding="utf-8"))
+    rx = with_regex_keys(plain, every=every)
+    base = statistics.median(_run_case(plain, clear=False) for _ in range(repeat))
+    cold = statistics.median(_run_case(rx, clear=True) for _ in range(repeat))
+    _run_case(rx, clear=False)
+    warm = statistics.median(_run_case(rx, clear=False) for _ in range(repeat))
+    steps = len(plain["steps"])
+    return [
+        f"engine on {path.name} ({steps} steps): {rx['_regex_keys']} keys of every {every}th "
+        + "entry rewritten as regex keys",
+        f"plain keys:                 median {base * 1000:.0f} ms per run",
+        f"regex keys, cache cleared:  median {cold * 1000:.0f} ms per run ({cold / base:.2f}x)",
+        f"regex keys, cache warm:     median {warm * 1000:.0f} ms per run ({warm / base:.2f}x)",
+        f"ratio cleared / warm: {cold / warm:.2f}x",
+    ]
+
+
+BENCHES: list[Callable[[Path], list[str]]] = [bench_engine]
+"""Case-level benchmarks run after the layer benchmark."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
