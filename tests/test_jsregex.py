@@ -228,6 +228,10 @@ def test_escapes(key: str, haystack: str, expected: bool | str) -> None:
     ("/\U00010400/i", "\U00010428", False),
     ("/(a)\\1/i", "aA", True),
     ("/(ſ)\\1/iu", "ſs", True),
+    ("/(s)\\1/i", "sſ", False),
+    ("/(\u1f88)\\1/i", "\u1f88\u1f80", False),
+    ("/(i)\\1/iu", "iİ", False),
+    ("/(k)\\1/iu", "k\u212a", True),
 )
 def test_case_folding(key: str, haystack: str, expected: bool | str) -> None:
     assert answer(key, haystack) == expected

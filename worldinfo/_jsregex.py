@@ -17,6 +17,7 @@ from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
+from worldinfo._jsregex_fold import fold_text
 from worldinfo._jsregex_names import JSSyntaxError
 from worldinfo._jsregex_parse import translate
 
@@ -83,7 +84,10 @@ class RegexKey:
                 too large to compile was clipped and the text is long enough for that to
                 matter.
         """
-        text = haystack if "u" in self.flags else _utf16_units(haystack)
+        unicode = "u" in self.flags
+        text = haystack if unicode else _utf16_units(haystack)
+        if "i" in self.flags:
+            text = fold_text(text, unicode=unicode)
         if self.exact_below is not None and len(text) >= self.exact_below:
             raise RegexTimeout(self.key, "counted repeat beyond the compile limit")
         try:

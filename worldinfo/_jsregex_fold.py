@@ -4,7 +4,11 @@
 Without ``u`` two UTF-16 units are equal when their ``toUpperCase`` forms are (single-unit
 results only, and never a non-ASCII unit to an ASCII one; Python's Unicode data); with ``u``
 when their Unicode simple case foldings are (``regex``'s Unicode data, which is as recent as
-V8's ICU, minus its Turkic i folding). Each literal and each class is emitted as its closure.
+V8's ICU, minus its Turkic i folding).
+
+An ``i`` key is matched against the canonical form of the text (each character replaced by
+the smallest member of its case group): literals are emitted canonical, classes as their
+closure, and backreferences then compare exactly as JavaScript does.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import functools
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
-from worldinfo._jsregex_chars import CharSet, char_set, normalize
+from worldinfo._jsregex_chars import CharSet, normalize
 
 _CASED_END = 0x20000
 """No code point at or above this has a case mapping."""
@@ -40,8 +44,7 @@ def _regex_equivalents() -> dict[int, frozenset[int]]:
     everything = "".join(chr(cp) for cp in range(_CASED_END) if not 0xD800 <= cp <= 0xDFFF)
     cands = {ord(c) for c in regex.findall(r"\p{Changes_When_Casemapped}", everything)}
     for cp in range(_CASED_END):
-        c = chr(cp)
-        if not 0xD800 <= cp <= 0xDFFF and (c.lower() != c or c.upper() != c or c.casefold() != c):
+        if not 0xD800 <= cp <= 0xDFFF and _cased_in_python(cp):
             cands.add(cp)
     text = "".join(map(chr, sorted(cands)))
     return {
@@ -73,7 +76,22 @@ def _groups(unicode: bool) -> tuple[tuple[int, ...], ...]:
         if 0xD800 <= cp <= 0xDFFF:
             continue
         by_canon.setdefault(_canon_upper(cp), []).append(cp)
-    return tuple(tuple(g) for g in by_canon.values() if len(g) > 1)
+    groups = [tuple(g) for g in by_canon.values() if len(g) > 1]
+    # Pairs cased after Python's Unicode version (e.g. U+019B/U+A7DC): take regex's pairing.
+    known = {cp for g in groups for cp in g}
+    for cp, eq in sorted(_regex_equivalents().items()):
+        if cp in known or cp > 0xFFFF or _cased_in_python(cp):
+            continue
+        group = tuple(sorted(c for c in eq if 0x80 <= c <= 0xFFFF and c not in known))
+        if len(group) > 1:
+            groups.append(group)
+            known.update(group)
+    return tuple(groups)
+
+
+def _cased_in_python(cp: int) -> bool:
+    c = chr(cp)
+    return c.lower() != c or c.upper() != c or c.casefold() != c
 
 
 @functools.cache
@@ -81,12 +99,25 @@ def _index(unicode: bool) -> dict[int, tuple[int, ...]]:
     return {cp: g for g in _groups(unicode) for cp in g}
 
 
-def fold_literal(cp: int, *, unicode: bool) -> CharSet:
-    """The set of characters equal to ``cp`` when ignoring case."""
-    group = _index(unicode).get(cp)
-    if group is None:
-        return char_set(cp)
-    return CharSet(ranges=normalize([(c, c) for c in group]))
+@functools.cache
+def fold_table(unicode: bool) -> dict[int, int]:
+    """Every character that has case variants, mapped to its group's smallest member.
+
+    ``str.translate`` with this table turns a text into its canonical form: two texts are
+    equal ignoring case (JavaScript's rule for the mode) iff their canonical forms are equal.
+    """
+    return {c: g[0] for g in _groups(unicode) for c in g if c != g[0]}
+
+
+def fold_char(cp: int, *, unicode: bool) -> int:
+    """The canonical form of one character (a literal of an ``i`` pattern)."""
+    return fold_table(unicode).get(cp, cp)
+
+
+@functools.lru_cache(maxsize=8)
+def fold_text(text: str, *, unicode: bool) -> str:
+    """The canonical form of a scan text (cached: every ``i`` key of a scan tests the same)."""
+    return text.translate(fold_table(unicode))
 
 
 def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
@@ -111,16 +142,3 @@ def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     if not extra:
         return cs
     return CharSet(ranges=normalize(cs.ranges + tuple(extra)), props=cs.props)
-
-
-@functools.cache
-def regex_disagrees(unicode: bool) -> frozenset[int]:
-    """Code points whose ``regex`` ignore-case equivalents differ from JavaScript's.
-
-    Every other character may be emitted inside ``(?i:…)``, which lets ``regex`` search a
-    literal run quickly instead of stepping through one class per character.
-    """
-    index = _index(unicode)
-    return frozenset(
-        cp for cp, eq in _regex_equivalents().items() if eq != set(index.get(cp, (cp,)))
-    )

@@ -20,7 +20,7 @@ from worldinfo._jsregex_chars import (
     escape_cp,
 )
 from worldinfo._jsregex_escapes import Cursor
-from worldinfo._jsregex_fold import fold_closure, fold_literal, regex_disagrees
+from worldinfo._jsregex_fold import fold_char, fold_closure
 from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
 
 _BACKREF = re.compile(r"\\[1-9k]")
@@ -43,15 +43,9 @@ class Frag:
     minw: int
     cost: int
     quantifiable: bool = True
-    fold: bool = False
-    """One character to be matched by ``regex``'s own ignore-case (inside ``(?i:…)``)."""
     shape: str = ""
     """``"anystar"``: every match starts with ``[\\s\\S]*``; ``"conj"``: a sequence of positive
     lookaheads on ``"anystar"`` patterns (true at some index implies true at index 0)."""
-
-    def wrapped(self) -> str:
-        """The text, usable on its own (a ``fold`` character gets its ``(?i:…)``)."""
-        return f"(?i:{self.text})" if self.fold else self.text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,18 +131,7 @@ class _Parser(Cursor):
         parts: list[Frag] = []
         while self.pos < len(self.src) and self.peek() not in "|)":
             parts.append(self.term())
-        texts: list[str] = []
-        run: list[str] = []
-        for f in parts:
-            if f.fold:
-                run.append(f.text)
-                continue
-            if run:
-                texts.append(f"(?i:{''.join(run)})")
-                run = []
-            texts.append(f.text)
-        if run:
-            texts.append(f"(?i:{''.join(run)})")
+        texts = [f.text for f in parts]
         shape = ""
         if parts and parts[0].shape == "anystar":
             shape = "anystar"
@@ -255,7 +238,7 @@ class _Parser(Cursor):
         if lo > limit:
             if frag.minw > 0:
                 self.clip(lo * frag.minw)
-                return Frag(f"(?!)(?:{frag.wrapped()})", lo * frag.minw, frag.cost + 1)
+                return Frag(f"(?!)(?:{frag.text})", lo * frag.minw, frag.cost + 1)
             self.clip(limit)
             lo = limit
         if hi is not None and hi > limit:
@@ -275,7 +258,7 @@ class _Parser(Cursor):
         else:
             q = f"{{{lo},{hi}}}"
         cost = per * ((hi if hi is not None else lo) + 1)
-        text = f"(?:{frag.wrapped()}){q}{'?' if lazy else ''}"
+        text = f"(?:{frag.text}){q}{'?' if lazy else ''}"
         return Frag(text, frag.minw * lo, cost, shape=shape)
 
     def clip(self, exact_below: int) -> None:
@@ -309,11 +292,7 @@ class _Parser(Cursor):
 
     def literal(self, cp: int) -> Frag:
         if self.i:
-            folded = fold_literal(cp, unicode=self.u)
-            if len(folded.ranges) > 1 or folded.ranges[0][0] != folded.ranges[0][1]:
-                if cp in regex_disagrees(self.u):
-                    return Frag(folded.emit(), 1, 1)
-                return Frag(escape_cp(cp), 1, 1, fold=True)
+            cp = fold_char(cp, unicode=self.u)
         return Frag(escape_cp(cp), 1, 1)
 
     def set_frag(self, cs: CharSet, *, negate: bool = False) -> Frag:
@@ -342,8 +321,7 @@ class _Parser(Cursor):
     def backref(self, n: int) -> Frag:
         if n in self.open:
             return Frag("", 0, 1)
-        ref = f"(?i:\\{n})" if self.i else f"(?:\\{n})"
-        return Frag(f"(?({n}){ref})", 0, 1)
+        return Frag(f"(?({n})(?:\\{n}))", 0, 1)
 
     def atom_escape(self) -> Frag:
         c = self.peek(1)
