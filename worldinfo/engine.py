@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
 from worldinfo.buffer import ScanBuffer, ScanData
-from worldinfo.fastpass import FastScan, dynamic_positions
+from worldinfo.fastpass import FastScan, dynamic_positions, hash_positions
 from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_books, sort_lore
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook, assemble, authors_note
@@ -209,7 +209,7 @@ def _check(
         entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
     timed = TimedEffects(timed_state, len(chat), entries, dry_run)
     if plan is not None:
-        timed.first_by_hash = plan.first_by_hash
+        timed.find_hash = plan.first_with_hash
         timed.delay_positions = plan.delay_positions
     timed.check()
     if not entries:
@@ -240,7 +240,12 @@ def _check(
         trace=Trace() if trace else None,
     )
     if plan is not None:
-        scan.fast = FastScan(plan, buffer, dynamic_positions(plan, timed.active, registry))
+        scan.fast = FastScan(
+            plan,
+            buffer,
+            dynamic_positions(plan, timed.active, registry),
+            hash_positions(plan, timed.active.get("sticky", [])),
+        )
         scan.skip = not trace and type(substitute) is Macros
         if shared:
             scan.shared = plan.entries

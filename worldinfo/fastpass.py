@@ -33,12 +33,14 @@ class FastScan:
         buffer: the scan buffer of this evaluation.
         dynamic: positions that need the full checks in every pass of this scan (forced,
             sticky, cooling down or delayed entries).
+        sticky: positions with an active sticky effect (``is_active("sticky")``).
     """
 
-    def __init__(self, plan: Plan, buffer: ScanBuffer, dynamic: set[int]) -> None:
+    def __init__(self, plan: Plan, buffer: ScanBuffer, dynamic: set[int], sticky: set[int]) -> None:
         self.plan = plan
         self.buffer = buffer
         self.dynamic = dynamic
+        self.sticky = sticky
         self._always = sorted(set(plan.always_visit) | dynamic)
         self._state = ScanState.NONE
         self._hits: dict[int, frozenset[int] | set[int]] = {}
@@ -167,19 +169,26 @@ class FastScan:
         return False
 
 
+def hash_positions(plan: Plan, values: Sequence[JSONValue]) -> set[int]:
+    """Positions of the entries whose hash is strictly equal to one of ``values``."""
+    out: set[int] = set()
+    for h in values:
+        if isinstance(h, bool):
+            continue
+        if isinstance(h, float) and h.is_integer():
+            h = int(h)
+        if isinstance(h, int):
+            out.update(plan.by_hash.get(h, ()))
+    return out
+
+
 def dynamic_positions(
     plan: Plan, active: Mapping[str, Sequence[JSONValue]], forced: Mapping[str, object]
 ) -> set[int]:
     """Positions whose timed effects are active, or that are forced on, in this scan."""
     out: set[int] = set()
     for values in active.values():
-        for h in values:
-            if isinstance(h, bool):
-                continue
-            if isinstance(h, float) and h.is_integer():
-                h = int(h)
-            if isinstance(h, int):
-                out.update(plan.by_hash.get(h, ()))
+        out |= hash_positions(plan, values)
     for key in forced:
-        out.update(plan.by_key.get(key, ()))
+        out.update(plan.positions_of_key(key))
     return out

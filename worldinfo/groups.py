@@ -21,19 +21,32 @@ DEFAULT_WEIGHT = 100
 OnRemove = Callable[[Entry, str], None]
 
 
-def _remove(
-    candidates: list[Entry], entry: Entry, reason: str = "", on_remove: OnRemove | None = None
-) -> None:
-    for i, c in enumerate(candidates):
-        if c is entry:
-            del candidates[i]
-            if on_remove is not None:
-                on_remove(entry, reason)
+class _Candidates:
+    """The pass's candidate list with a parallel list of identities, so ``indexOf`` by
+    identity runs in C (``list.index`` on objects would compare equal dicts as equal)."""
+
+    __slots__ = ("ids", "items", "on_remove")
+
+    def __init__(self, items: list[Entry], on_remove: OnRemove | None) -> None:
+        self.items = items
+        self.ids = [id(e) for e in items]
+        self.on_remove = on_remove
+
+    def remove(self, entry: Entry, reason: str) -> None:
+        """``removeEntry``: splice at ``indexOf(entry)``; at -1 the *last* one goes (R43)."""
+        try:
+            i = self.ids.index(id(entry))
+        except ValueError:
+            if self.items:
+                last = self.items.pop()
+                self.ids.pop()
+                if self.on_remove is not None:
+                    self.on_remove(last, "group_quirk_removed")
             return
-    if candidates:
-        last = candidates.pop()
-        if on_remove is not None:
-            on_remove(last, "group_quirk_removed")
+        del self.items[i]
+        del self.ids[i]
+        if self.on_remove is not None:
+            self.on_remove(entry, reason)
 
 
 def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
@@ -84,6 +97,7 @@ def filter_groups(
     grouped = group_candidates(candidates)
     if not grouped:
         return
+    pool = _Candidates(candidates, on_remove)
     has_sticky: dict[str, bool] = {}
     for name, members in grouped.items():
         has_sticky[name] = False
@@ -91,14 +105,14 @@ def filter_groups(
         if stickies:
             for m in members:
                 if not any(m is s for s in stickies):
-                    _remove(candidates, m, "group_timed", on_remove)
+                    pool.remove(m, "group_timed")
             has_sticky[name] = True
         for m in members:
             if timed.is_active("cooldown", m):
-                _remove(candidates, m, "group_timed", on_remove)
+                pool.remove(m, "group_timed")
         for m in members:
             if timed.is_active("delay", m):
-                _remove(candidates, m, "group_timed", on_remove)
+                pool.remove(m, "group_timed")
 
     use_scoring = buffer.settings.use_group_scoring
     for name, members in grouped.items():
@@ -114,30 +128,26 @@ def filter_groups(
         for m, s in zip(members, scores):
             scored = _js.coalesce(m.get("useGroupScoring", UNDEFINED), use_scoring)
             if _js.truthy(scored) and s < best:
-                _remove(candidates, m, "group_score", on_remove)
+                pool.remove(m, "group_score")
             else:
                 kept.append(m)
         grouped[name] = kept
 
-    winners_groups = [e.get("group", UNDEFINED) for e in activated.values()]
+    # strict equality with a group name (a string) is string equality with string groups
+    winners_groups = {g for e in activated.values() if isinstance(g := e.get("group"), str)}
     for name, members in grouped.items():
         if has_sticky[name]:
             continue
-        if any(_js.strict_eq(g, name) for g in winners_groups):
+        if name in winners_groups:
             for m in members:
-                _remove(candidates, m, "group_already_active", on_remove)
+                pool.remove(m, "group_already_active")
             continue
         if len(members) <= 1:
             continue
-        _pick(candidates, members, rng, on_remove)
+        _pick(pool, members, rng)
 
 
-def _pick(
-    candidates: list[Entry],
-    members: list[Entry],
-    rng: Callable[[], float],
-    on_remove: OnRemove | None,
-) -> None:
+def _pick(pool: _Candidates, members: list[Entry], rng: Callable[[], float]) -> None:
     prio = [m for m in members if _js.truthy(m.get("groupOverride", UNDEFINED))]
     if prio:
         winner = _js.sort_desc_by_order(prio)[0]
@@ -160,4 +170,4 @@ def _pick(
         winner = found
     for m in members:
         if m is not winner:
-            _remove(candidates, m, "group_lost", on_remove)
+            pool.remove(m, "group_lost")

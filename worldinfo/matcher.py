@@ -100,6 +100,10 @@ class KeyIndex:
             finder.add(needle.text, nid, needle.whole_word)
         return nid
 
+    def freeze(self) -> None:
+        """No more needles: drop the registration table (the finders keep what they need)."""
+        self._ids.clear()
+
     def found(self, line: str) -> frozenset[int]:
         """Ids of the needles present in ``line`` (a text without ``"\\n"``)."""
         hit = self._lines.get(line)

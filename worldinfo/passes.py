@@ -36,10 +36,19 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
     sticky = scan.timed.is_active
     candidates = nominated
     if scan.forced or scan.timed.active.get("sticky"):
-        candidates = sorted(
-            nominated,
-            key=lambda e: (0 if sticky("sticky", e) else 1, scan.index.get(id(e), -1)),
-        )
+        index = scan.index
+        if fast is not None:
+            stuck = fast.sticky
+
+            def first(e: Entry) -> bool:
+                pos = index.get(id(e))
+                return pos in stuck if pos is not None else sticky("sticky", e)
+        else:
+
+            def first(e: Entry) -> bool:
+                return sticky("sticky", e)
+
+        candidates = sorted(nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1)))
     base_tokens = scan.count_tokens(scan.all_activated_text)
     if fast is None or fast.plan.any_group or scan.forced:
         filter_groups(

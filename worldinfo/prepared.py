@@ -82,12 +82,27 @@ class Plan:
     by_needle: list[dict[int, list[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
-    first_by_hash: dict[str, int] = field(default_factory=dict)
-    by_key: dict[str, list[int]] = field(default_factory=dict)
+    _by_key: dict[str, list[int]] | None = None
     delay_positions: list[int] = field(default_factory=list)
     plain: list[bool] = field(default_factory=list)
     any_group: bool = False
     any_ignore_budget: bool = False
+
+    def first_with_hash(self, text: str) -> int | None:
+        """Position of the first entry whose ``String(hash)`` is ``text`` (hashes are
+        integers below 2**53, so their strings are plain decimals)."""
+        if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+            return None
+        positions = self.by_hash.get(int(text))
+        return positions[0] if positions else None
+
+    def positions_of_key(self, key: str) -> list[int]:
+        """Positions of the entries whose ``"world.uid"`` is ``key``."""
+        if self._by_key is None:
+            self._by_key = {}
+            for pos, k in enumerate(self.keys):
+                self._by_key.setdefault(k, []).append(pos)
+        return self._by_key.get(key, [])
 
 
 class ScanCache:
@@ -275,9 +290,8 @@ def build_plan(entries: list[Obj], settings: Settings) -> Plan:
         h = e.get("hash", UNDEFINED)
         if isinstance(h, int) and not isinstance(h, bool):
             plan.by_hash.setdefault(h, []).append(pos)
-        plan.first_by_hash.setdefault(_js.to_string(h), pos)
-        plan.by_key.setdefault(plan.keys[pos], []).append(pos)
         if _js.truthy(e.get("delay", UNDEFINED)):
             plan.delay_positions.append(pos)
         plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
+    needles.freeze()
     return plan

@@ -9,7 +9,7 @@ entries by hash, so any edit of an entry detaches its running effects.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
@@ -53,7 +53,7 @@ class TimedEffects:
     entries: Sequence[dict[str, JSONValue]]
     dry_run: bool = False
     active: dict[str, list[JSONValue]] = field(default_factory=dict)
-    first_by_hash: Mapping[str, int] | None = None
+    find_hash: Callable[[str], int | None] | None = None
     """Prepared lookup: ``String(hash)`` -> position of the first entry with it."""
     delay_positions: Sequence[int] | None = None
     """Prepared lookup: positions of the entries with a truthy ``delay``, ascending."""
@@ -76,8 +76,8 @@ class TimedEffects:
 
     def _find(self, h: JSONValue) -> dict[str, JSONValue] | None:
         target = _js.to_string(h)
-        if self.first_by_hash is not None:
-            pos = self.first_by_hash.get(target)
+        if self.find_hash is not None:
+            pos = self.find_hash(target)
             return None if pos is None else self.entries[pos]
         for e in self.entries:
             if _js.to_string(e.get("hash", UNDEFINED)) == target:
@@ -129,8 +129,11 @@ class TimedEffects:
 
     def is_active(self, t: str, entry: Mapping[str, JSONValue]) -> bool:
         """``isEffectActive``: some buffered entry has exactly this entry's hash."""
+        values = self.active.get(t)
+        if not values:
+            return False
         h = entry.get("hash", UNDEFINED)
-        return any(_js.strict_eq(x, h) for x in self.active.get(t, ()))
+        return any(_js.strict_eq(x, h) for x in values)
 
     def write(self, activated: Sequence[Mapping[str, JSONValue]]) -> None:
         """Record new sticky/cooldown effects of the activated entries (R65)."""
