@@ -1,4 +1,8 @@
-"""SillyTavern's own import conversions (``golden/import``, ``st-import-golden/1``)."""
+"""SillyTavern's own import conversions (``golden/import``, ``st-import-golden/1``).
+
+The inputs live in the shared corpus (``../shared/corpus`` or ``$WORLDINFO_CORPUS``); a
+missing corpus fails these tests rather than skipping them.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from worldinfo.conformance import run_file
-from worldinfo.conformance.st_import import corpus_dir
+from golden import GOLDEN, check_outcome, mark
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "import"
-CASES = sorted(GOLDEN.glob("*.json"))
+CASES = sorted((GOLDEN / "import").glob("*.json"))
 
 
 def test_all_golden_files_present() -> None:
     assert len(CASES) == 24
 
 
-@pytest.mark.skipif(not corpus_dir().is_dir(), reason="shared corpus not found")
-@pytest.mark.parametrize("path", CASES, ids=[f"import/{p.stem}" for p in CASES])
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, id=f"import/{p.stem}", marks=mark(f"import/{p.stem}")) for p in CASES],
+)
 def test_st_import_golden(path: Path) -> None:
-    outcomes = list(run_file(path))
-    assert len(outcomes) == 1
-    assert outcomes[0].ok, outcomes[0].detail
+    check_outcome(path, f"import/{path.stem}")
