@@ -22,6 +22,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -107,19 +108,31 @@ def growth(rows: list[tuple[int, dict[str, Any]]], field: str) -> list[str]:
 
 
 def peak_memory(entries: int) -> float:
-    """Peak RSS (MB) of a fresh process that builds and scans an ``entries`` book."""
-    code = (
-        "import sys, resource; sys.path[:0] = ['bench', '.'];"
-        f"import gen; c = gen.case(name='m', entries={entries}, messages=200);"
-        "from worldinfo.conformance.st import session_for;"
-        "s = session_for(c); del c;"
-        "s.generate('normal');"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    )
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
-    )
+    """Peak RSS (MB) of a fresh process that loads an ``entries``-entry book from its JSON
+    file (as a front-end would), then scans the generated chat twice."""
+    case = gen.case(name="m", entries=entries, messages=200)
+    with tempfile.TemporaryDirectory() as tmp:
+        book_file = Path(tmp) / "book.json"
+        book_file.write_text(json.dumps(case["books"]["Bench"]))
+        case["books"] = {}
+        case_file = Path(tmp) / "case.json"
+        case_file.write_text(json.dumps(case))
+        code = (
+            "import sys, resource; sys.path[:0] = ['.'];"
+            "from pathlib import Path;"
+            "from worldinfo._js import parse_json;"
+            "from worldinfo.types import Book;"
+            "from worldinfo.conformance.st import session_for;"
+            f"book = Book.from_json('Bench', parse_json(Path({str(book_file)!r}).read_bytes()));"
+            f"s = session_for(parse_json(Path({str(case_file)!r}).read_bytes()));"
+            "s.books = {'Bench': book}; s.global_books = ['Bench'];"
+            "s.generate('normal'); s.generate('normal');"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        )
+        root = Path(__file__).resolve().parent.parent
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+        )
     return int(done.stdout.strip()) / 1024
 
 
@@ -133,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="no straightforward run at 50k")
     args = parser.parse_args(argv)
     if args.memory:
-        print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MB")
+        print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MiB")
         return 0
     large = measure(parse_json(args.large.read_bytes()), repeats=args.repeats)
     report: dict[str, Any] = {
@@ -173,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     wide = measure(gen.long_chat(), repeats=3)
     ok = ok and wide["matches"]
     print(f"generated long chat (1000 entries, 2000 messages, widening to 1000): {wide}")
-    print(f"peak RSS, 50000 entries: {peak_memory(50000):.0f} MB")
+    print(f"peak RSS, 50000 entries: {peak_memory(50000):.0f} MiB")
     print(
         f"this process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
     )

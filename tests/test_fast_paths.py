@@ -186,3 +186,30 @@ def test_duplicate_selection_keeps_distinct_objects() -> None:
             session.scan_cache = None
         runs.append([canonical(session.generate("normal").to_json()) for _ in range(4)])
     assert runs[0] == runs[1]
+
+
+def test_lazy_hashes_with_a_stored_hash_field_and_shared_templates() -> None:
+    entries = (
+        Entry.new(1, key=["dragon"], content="A", sticky=2, hash=12345),
+        Entry.new(2, key=["castle"], content="B", cooldown=2),
+        Entry.new(3, key=["dragon"], content="C", delay=3),
+    )
+    records = []
+    for fast in (True, False):
+        session = _session(_book(*entries), "dragon castle")
+        if not fast:
+            session.scan_cache = None
+        out = []
+        for globals_ in (["B"], ["B", "B"], ["B"], ["B", "B"], ["B"]):
+            session.global_books = globals_
+            result = session.generate("normal")
+            out.append(
+                (
+                    canonical(result.to_json()),
+                    [dict(e) for e in result.activated],
+                    canonical(session.chat_metadata),
+                )
+            )
+            session.append([message({"name": "User", "is_user": True, "mes": "dragon"})])
+        records.append(out)
+    assert records[0] == records[1]

@@ -198,6 +198,10 @@ def _check(
     plan: Plan | None = None
     if cache is not None:
         plan = cache.plan(books, selection, settings)
+        if plan is not None and (
+            trace or plan.delay_positions or any(timed_state[t] for t in ("sticky", "cooldown"))
+        ):
+            plan.ensure_all_hashes()  # timed effects compare entry hashes
         entries = [] if plan is None else list(plan.entries)
         if plan is not None and trace:
             entries = [dict(e) for e in entries]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.sources.base import LoadedLore
-from worldinfo.types import Book
+from worldinfo.types import Book, Entry
 
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
 
@@ -75,16 +75,18 @@ def select_books(sel: BookSelection, books: Mapping[str, Book]) -> SelectedBooks
     )
 
 
+def entry_object(entry: Entry, world: str) -> dict[str, JSONValue]:
+    """A book entry as the scan loads it: ``{uid, world, ...fields}`` (R2)."""
+    obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": world}
+    obj.update(entry.data)
+    return obj
+
+
 def book_entries(book: Book | None) -> list[dict[str, JSONValue]]:
     """The ``{uid, world, ...fields}`` objects of a book's entries, in book order."""
     if book is None or book.entries is None:
         return []
-    out = []
-    for entry in book.entries:
-        obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": book.name}
-        obj.update(entry.data)
-        out.append(obj)
-    return out
+    return [entry_object(entry, book.name) for entry in book.entries]
 
 
 def load_lore(selected: SelectedBooks, books: Mapping[str, Book]) -> LoadedLore | None:
@@ -129,14 +131,25 @@ def parse_decorators(content: JSONValue) -> tuple[list[str], JSONValue]:
     return decorators, content
 
 
-def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
-    """A copy of ``entry`` with its ``decorators``, stripped ``content`` and ``hash`` (R13)."""
+def decorate_unhashed(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """A copy of ``entry`` with its ``decorators`` and stripped ``content`` (R13-R14)."""
     raw = entry.get("content", UNDEFINED)
     decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
     obj = dict(entry)
     obj["decorators"] = decorators
     obj["content"] = content
-    obj["hash"] = _js.string_hash(_js.stringify(obj))
+    return obj
+
+
+def entry_hash(obj: dict[str, JSONValue]) -> int:
+    """``getStringHash(JSON.stringify(entry))`` of a decorated entry before its ``hash``."""
+    return _js.string_hash(_js.stringify(obj))
+
+
+def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """A copy of ``entry`` with its ``decorators``, stripped ``content`` and ``hash`` (R13)."""
+    obj = decorate_unhashed(entry)
+    obj["hash"] = entry_hash(obj)
     return obj
 
 

@@ -353,6 +353,8 @@ def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry, pos: int) -
     assert scan.shared is not None
     if scan.shared[pos] is not entry:
         return entry
+    assert scan.fast is not None
+    scan.fast.plan.ensure_hash(pos)
     copy = dict(entry)
     if scan.index is scan.shared_index:
         scan.index = dict(scan.index)

@@ -2,14 +2,17 @@
 
 ``getSortedEntries`` decorates and hashes every entry on every scan (R13-R15); the hash is a
 cyrb53 over the entry's JSON text and dominates a scan of a large book. ``ScanCache`` (owned
-by ``Session``, passed to ``check``) keeps, per book name, the decorated and hashed entry of
-every ``Entry`` object it has seen, and per book selection a ``Plan``: the sorted entries
-and the static facts the fast scan path reads (key ids, which checks can never fire, ...).
+by ``Session``, passed to ``check``) keeps, per book name, the decorated entry of every
+``Entry`` object it has seen, and per book selection a ``Plan``: the sorted entries and the
+static facts the fast scan path reads (key ids, which checks can never fire, ...). An
+entry's hash is computed the first time something reads it: timed effects (then all
+entries are hashed, once) or its activation (the activated copy carries it).
 
 Books and entries are immutable values: a changed book is a new ``Book`` object, and only its
 new ``Entry`` objects are decorated and hashed again. Mutating ``Entry.data`` in place is not
-detected (``port.yaml``). The plan's entry objects are never handed out or mutated: a scan
-copies one before it writes to it (``content`` substitution, R48).
+detected (``port.yaml``). The plan's entry objects are never handed out or mutated, except
+that a lazily computed ``hash`` is added: a scan copies an entry before it writes to it
+(``content`` substitution, R48).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from worldinfo.buffer import MATCH_FLAGS
 from worldinfo.gathering import (
     BookSelection,
     SelectedBooks,
-    book_entries,
-    decorate,
+    decorate_unhashed,
     delay_levels,
+    entry_hash,
+    entry_object,
     merge_sorted,
     select_books,
 )
@@ -36,6 +40,8 @@ from worldinfo.timed_effects import entry_key
 from worldinfo.types import Book, Entry, Settings
 
 Obj = dict[str, JSONValue]
+Origin = tuple[Entry, str, list[int]]
+"""Where a prepared entry comes from: the book entry, the book name, and its hash once known."""
 EMPTY = -1
 """Slot of a key that is ``""``: it never matches (R26)."""
 UNKNOWN = -2
@@ -79,6 +85,8 @@ class Plan:
     secondary: list[Secondary | None]
     levels: list[JSONValue]
     needles: KeyIndex
+    origins: list[Origin]
+    hashed: bytearray
     by_needle: list[dict[int, list[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
@@ -87,6 +95,29 @@ class Plan:
     plain: list[bool] = field(default_factory=list)
     any_group: bool = False
     any_ignore_budget: bool = False
+    all_hashed: bool = False
+
+    def ensure_hash(self, pos: int) -> None:
+        """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
+        without timed effects never reads the hash of an entry it does not activate."""
+        if self.hashed[pos]:
+            return
+        entry, world, memo = self.origins[pos]
+        if not memo:
+            memo.append(entry_hash(decorate_unhashed(entry_object(entry, world))))
+        self.entries[pos]["hash"] = memo[0]
+        self.hashed[pos] = 1
+
+    def ensure_all_hashes(self) -> None:
+        """Hash every entry and index them by hash (timed effects compare hashes)."""
+        if self.all_hashed:
+            return
+        for pos in range(len(self.entries)):
+            self.ensure_hash(pos)
+            h = self.entries[pos]["hash"]
+            assert isinstance(h, int)
+            self.by_hash.setdefault(h, []).append(pos)
+        self.all_hashed = True
 
     def first_with_hash(self, text: str) -> int | None:
         """Position of the first entry whose ``String(hash)`` is ``text`` (hashes are
@@ -109,8 +140,8 @@ class ScanCache:
     """Decorated entries per book version and plans per selection, kept across scans."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, dict[int, tuple[Entry, Obj]]] = {}
-        self._books: dict[str, tuple[Book, list[Obj]]] = {}
+        self._entries: dict[str, dict[int, tuple[Obj, Origin]]] = {}
+        self._books: dict[str, tuple[Book, list[tuple[Obj, Origin]]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
 
     def plan(
@@ -141,20 +172,22 @@ class ScanCache:
         for plan in self._plans.values():
             plan.needles.forget_lines()
 
-    def _templates(self, name: str, book: Book | None) -> list[Obj]:
+    def _templates(self, name: str, book: Book | None) -> list[tuple[Obj, Origin]]:
+        """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
         if book is None or book.entries is None:
             return []
         cached = self._books.get(name)
         if cached is not None and cached[0] is book:
             return cached[1]
         old = self._entries.get(name, {})
-        fresh: dict[int, tuple[Entry, Obj]] = {}
-        out: list[Obj] = []
-        for entry, obj in zip(book.entries, book_entries(book)):
+        fresh: dict[int, tuple[Obj, Origin]] = {}
+        out: list[tuple[Obj, Origin]] = []
+        for entry in book.entries:
             hit = old.get(id(entry))
-            template = hit[1] if hit is not None and hit[0] is entry else decorate(obj)
-            fresh[id(entry)] = (entry, template)
-            out.append(template)
+            if hit is None or hit[1][0] is not entry:
+                hit = (decorate_unhashed(entry_object(entry, name)), (entry, name, []))
+            fresh[id(entry)] = hit
+            out.append(hit)
         self._entries[name] = fresh
         self._books[name] = (book, out)
         return out
@@ -166,10 +199,14 @@ class ScanCache:
         strategy: JSONValue,
         settings: Settings,
     ) -> Plan:
+        origin_of: dict[int, Origin] = {}
+
         def load(names: tuple[str, ...]) -> list[Obj]:
             out: list[Obj] = []
             for n in names:
-                out.extend(self._templates(n, books.get(n)))
+                for template, origin in self._templates(n, books.get(n)):
+                    origin_of[id(template)] = origin
+                    out.append(template)
             return out
 
         ordered = merge_sorted(
@@ -181,12 +218,14 @@ class ScanCache:
         )
         seen: set[int] = set()
         entries: list[Obj] = []
+        origins: list[Origin] = []
         for obj in ordered:
+            origins.append(origin_of[id(obj)])
             if id(obj) in seen:
                 obj = dict(obj)
             seen.add(id(obj))
             entries.append(obj)
-        return build_plan(entries, settings)
+        return build_plan(entries, settings, origins)
 
 
 def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> int:
@@ -240,7 +279,7 @@ def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> 
     return Kind.PLAIN if plain else Kind.GATED
 
 
-def build_plan(entries: list[Obj], settings: Settings) -> Plan:
+def build_plan(entries: list[Obj], settings: Settings, origins: list[Origin]) -> Plan:
     """Compute the static facts of sorted, decorated entries (each a distinct object)."""
     needles = KeyIndex()
     configs: dict[tuple[float | None, tuple[bool, ...]], int] = {}
@@ -256,6 +295,8 @@ def build_plan(entries: list[Obj], settings: Settings) -> Plan:
         secondary=[],
         levels=delay_levels(entries),
         needles=needles,
+        origins=origins,
+        hashed=bytearray(len(entries)),
     )
     for pos, e in enumerate(entries):
         keys = e.get("key", UNDEFINED)
@@ -287,9 +328,6 @@ def build_plan(entries: list[Obj], settings: Settings) -> Plan:
                     table.setdefault(nid, []).append(pos)
         elif kind == Kind.ALWAYS:
             plan.always_visit.append(pos)
-        h = e.get("hash", UNDEFINED)
-        if isinstance(h, int) and not isinstance(h, bool):
-            plan.by_hash.setdefault(h, []).append(pos)
         if _js.truthy(e.get("delay", UNDEFINED)):
             plan.delay_positions.append(pos)
         plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
