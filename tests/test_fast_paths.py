@@ -213,3 +213,32 @@ def test_lazy_hashes_with_a_stored_hash_field_and_shared_templates() -> None:
             session.append([message({"name": "User", "is_user": True, "mes": "dragon"})])
         records.append(out)
     assert records[0] == records[1]
+
+
+def test_regex_prefilter_literal_is_in_every_match() -> None:
+    """Soundness of the regex prefilter: whenever a key matches, its literal is present."""
+    from worldinfo._jsregex import regex_key
+    from worldinfo.matcher import required_literal
+
+    rng = random.Random(5)
+    atoms = ["a", "b", "B", "x", "-", "\\b", "\\w", "\\d", "\\s", ".", "[ab]", "[^a]", "\\.", "]"]
+    alphabet = "aAbBx- .\n\x01-_9"
+    checked = 0
+    for _ in range(3000):
+        body = "".join(
+            rng.choice(atoms) + rng.choice(["", "", "?", "*", "+", "+?"]) for _ in range(4)
+        )
+        flags = rng.choice(["", "i", "g", "iy", "u", "m"])
+        key = regex_key(f"/{body}/{flags}")
+        if key is None:
+            continue
+        found = required_literal(key.source, key.flags)
+        if found is None:
+            continue
+        literal, lowered = found
+        for _ in range(20):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 12)))
+            if key.test(text):
+                checked += 1
+                assert literal in (text.lower() if lowered else text), (body, flags, text)
+    assert checked > 500

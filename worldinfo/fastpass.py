@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from worldinfo._js import JSONValue
 from worldinfo.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.matcher import ALWAYS
-from worldinfo.prepared import EMPTY, UNKNOWN, Kind, Plan
+from worldinfo.prepared import EMPTY, REGEX, UNKNOWN, Kind, Plan
 from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
@@ -118,7 +118,10 @@ class FastScan:
             return None
         if slot == EMPTY:
             return False
-        return slot in self.hits(self.plan.config[pos])
+        hits = self.hits(self.plan.config[pos])
+        if slot <= REGEX:
+            return None if REGEX - slot in hits else False
+        return slot in hits
 
     # --- visiting -----------------------------------------------------------------------
 

@@ -135,3 +135,69 @@ class KeyIndex:
     def forget_lines(self) -> None:
         """Drop the per-line cache (benchmarks measure scans on unseen text this way)."""
         self._lines.clear()
+
+
+_SIMPLE_ESCAPES = frozenset("bBwWdDsStnrvf")
+_LITERAL = frozenset(chr(c) for c in range(0x20, 0x7F)) - frozenset("\\[].^$*+?(){}|/")
+
+
+def required_literal(source: str, flags: str) -> tuple[str, bool] | None:
+    """A text every match of ``new RegExp(source, flags)`` contains, for a prefilter.
+
+    Only simple patterns are analysed: no groups, alternation or counted repeats, and only
+    single-character escapes. The longest run of printable ASCII literal characters that
+    no ``?``/``*`` makes optional is returned, with whether to compare it lower-cased
+    (``i`` flag: ASCII letters then match their other case only; with ``u`` too, simple
+    case folding could match non-ASCII characters, so such patterns are not analysed).
+
+    Returns:
+        ``(text, lowered)``, or ``None`` when no such text can be given.
+    """
+    if ("i" in flags and "u" in flags) or any(c in source for c in "(|{"):
+        return None
+    runs: list[str] = []
+    current = ""
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        atom: str | None
+        if c == "\\":
+            if i + 1 >= n:
+                return None
+            d = source[i + 1]
+            if d.isascii() and d.isalnum():
+                if d not in _SIMPLE_ESCAPES:
+                    return None
+                atom = None
+            else:
+                atom = d if d in _LITERAL or d in "\\[].^$*+?(){}|/" else None
+            i += 2
+        elif c == "[":
+            j = i + 1
+            while j < n and source[j] != "]":
+                j += 2 if source[j] == "\\" else 1
+            if j >= n:
+                return None
+            atom, i = None, j + 1
+        elif c in "*+?":
+            return None
+        else:
+            atom = c if c in _LITERAL or c in "]}" else None
+            i += 1
+        quantifier = source[i] if i < n and source[i] in "*+?" else ""
+        if quantifier:
+            i += 2 if i + 1 < n and source[i + 1] == "?" else 1
+        if atom is None or quantifier in ("*", "?"):
+            runs.append(current)
+            current = ""
+        elif quantifier == "+":
+            runs.append(current + atom)
+            current = atom
+        else:
+            current += atom
+    runs.append(current)
+    best = max(runs, key=len)
+    if not best:
+        return None
+    lowered = "i" in flags
+    return (best.lower() if lowered else best), lowered

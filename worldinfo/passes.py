@@ -255,7 +255,7 @@ class _Probe:
         if self.pos is not None and text == key and scan.fast is not None:
             plan = scan.fast.plan
             sec = plan.secondary[self.pos]
-            slots = sec.slots if secondary and sec is not None else plan.primary[self.pos]
+            slots = plan.primary[self.pos] if not secondary else sec.slots if sec else ()
             if slot < len(slots):
                 hit = scan.fast.test(self.pos, slots[slot])
                 if hit is not None:

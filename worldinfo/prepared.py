@@ -35,7 +35,7 @@ from worldinfo.gathering import (
     merge_sorted,
     select_books,
 )
-from worldinfo.matcher import KeyIndex, Needle
+from worldinfo.matcher import KeyIndex, Needle, required_literal
 from worldinfo.timed_effects import entry_key
 from worldinfo.types import Book, Entry, Settings
 
@@ -46,6 +46,9 @@ EMPTY = -1
 """Slot of a key that is ``""``: it never matches (R26)."""
 UNKNOWN = -2
 """Slot of a key the index cannot decide (regex, macro, non-string, line break)."""
+REGEX = -10
+"""``REGEX - id``: a regex key whose matches all contain needle ``id``; without it the key
+cannot match, with it the regex itself is tested on the scan text."""
 MAX_PLANS = 4
 
 
@@ -235,8 +238,14 @@ def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> 
     if not key:
         return EMPTY
     text = _js.trim(key)
-    if text.startswith("/") and regex_key(text) is not None:
-        return UNKNOWN
+    if text.startswith("/"):
+        rk = regex_key(text)
+        if rk is not None:
+            found = None if rk.exact_below is not None else required_literal(rk.source, rk.flags)
+            if found is None:
+                return UNKNOWN
+            nid = needles.add(Needle(text=found[0], lowered=found[1], whole_word=False))
+            return REGEX - nid
     case = _js.truthy(_js.coalesce(entry.get("caseSensitive", UNDEFINED), settings.case_sensitive))
     if not case:
         text = _js.lower(text)
@@ -266,6 +275,9 @@ def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> 
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
+    decided = all(s >= EMPTY for s in primary) and (
+        secondary is None or all(s >= EMPTY for s in secondary.slots)
+    )
     triggers = entry.get("triggers", UNDEFINED)
     cf = entry.get("characterFilter", UNDEFINED)
     plain = (
@@ -274,7 +286,7 @@ def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> 
         and not _js.truthy(entry.get("delayUntilRecursion", UNDEFINED))
         and not _js.truthy(entry.get("excludeRecursion", UNDEFINED))
         and "@@dont_activate" not in decorators
-        and (secondary is None or UNKNOWN not in secondary.slots)
+        and decided
     )
     return Kind.PLAIN if plain else Kind.GATED
 
@@ -323,7 +335,8 @@ def build_plan(entries: list[Obj], settings: Settings, origins: list[Origin]) ->
             plan.any_ignore_budget = True
         if kind in (Kind.PLAIN, Kind.GATED):
             table = plan.by_needle[cid]
-            for nid in dict.fromkeys(primary):
+            for slot in dict.fromkeys(primary):
+                nid = slot if slot >= 0 else REGEX - slot if slot <= REGEX else -1
                 if nid >= 0:
                     table.setdefault(nid, []).append(pos)
         elif kind == Kind.ALWAYS:
