@@ -11,7 +11,7 @@ import pytest
 
 from worldinfo.cli import main
 from worldinfo.cli.explain import REASONS, render_trace, trace_json
-from worldinfo.conformance.st import message, session_for, trace_problem
+from worldinfo.conformance.st import generate_step, session_for, trace_problem
 from worldinfo.trace import ACTIVATION_REASONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,14 +37,7 @@ def explain_case(name: str) -> str:
     session = session_for(case)
     out = []
     for i, step in enumerate(case["steps"]):
-        result = session.generate(
-            step.get("type", "normal"),
-            append=[message(m) for m in step.get("append") or ()],
-            dry_run=bool(step.get("dry_run", False)),
-            quiet_prompt=step.get("quiet_prompt", "") or "",
-            force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
-            trace=True,
-        )
+        result = generate_step(session, step, trace=True)
         assert trace_problem(result) == ""
         text = render_trace(result, books=session.books, count_tokens=session.count_tokens)
         out.append(f"== step {i} ({step.get('type', 'normal')}) ==\n{text}")
@@ -128,14 +121,7 @@ def test_every_activated_entry_is_explained(path: Path) -> None:
     for step in case["steps"]:
         if step["expect"].get("not_run"):
             continue
-        result = session.generate(
-            step.get("type", "normal"),
-            append=[message(m) for m in step.get("append") or ()],
-            dry_run=bool(step.get("dry_run", False)),
-            quiet_prompt=step.get("quiet_prompt", "") or "",
-            force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
-            trace=True,
-        )
+        result = generate_step(session, step, trace=True)
         text = render_trace(result, books=session.books)
         if result.error is not None:
             assert text.startswith("SillyTavern would stop here")

@@ -112,6 +112,20 @@ def first_difference(expect: Mapping[str, JSONValue], got: Mapping[str, JSONValu
     return ""
 
 
+def generate_step(
+    session: Session, step: Mapping[str, JSONValue], *, trace: bool = False
+) -> ScanResult:
+    """Run one case step (its appended messages, type, dry run, quiet prompt, forced entries)."""
+    return session.generate(
+        step.get("type", "normal"),
+        append=[message(m) for m in step.get("append") or ()],
+        dry_run=bool(step.get("dry_run", False)),
+        quiet_prompt=step.get("quiet_prompt", "") or "",
+        force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
+        trace=trace,
+    )
+
+
 def trace_problem(result: ScanResult) -> str:
     """Check a traced result: the trace's activated set is the result's, and every other
     traced entry has one skip reason. Return a description of the first problem, or ``""``."""
@@ -138,14 +152,7 @@ def run_case(case: Mapping[str, JSONValue], name: str, *, trace: bool = False) -
             ok = stopped and bool(expect.get("not_run"))
             yield Outcome(case_id=case_id, ok=ok, detail="" if ok else "step should not run")
             continue
-        result = session.generate(
-            step.get("type", "normal"),
-            append=[message(m) for m in step.get("append") or ()],
-            dry_run=bool(step.get("dry_run", False)),
-            quiet_prompt=step.get("quiet_prompt", "") or "",
-            force_activate=[(f["world"], f["uid"]) for f in step.get("force_activate") or ()],
-            trace=trace,
-        )
+        result = generate_step(session, step, trace=trace)
         diff = first_difference(expect, observed(session, result)) or trace_problem(result)
         yield Outcome(case_id=case_id, ok=not diff, detail=diff)
         stopped = result.error is not None
