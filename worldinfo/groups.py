@@ -22,31 +22,33 @@ OnRemove = Callable[[Entry, str], None]
 
 
 class _Candidates:
-    """The pass's candidate list with a parallel list of identities, so ``indexOf`` by
-    identity runs in C (``list.index`` on objects would compare equal dicts as equal)."""
+    """The pass's candidate list during group filtering. Removals are recorded by identity
+    and applied once at the end, so each costs O(1) instead of a scan of the list."""
 
-    __slots__ = ("ids", "items", "on_remove")
+    __slots__ = ("alive", "items", "on_remove", "tail")
 
     def __init__(self, items: list[Entry], on_remove: OnRemove | None) -> None:
         self.items = items
-        self.ids = [id(e) for e in items]
+        self.alive = {id(e) for e in items}
+        self.tail = len(items) - 1
         self.on_remove = on_remove
 
     def remove(self, entry: Entry, reason: str) -> None:
         """``removeEntry``: splice at ``indexOf(entry)``; at -1 the *last* one goes (R43)."""
-        try:
-            i = self.ids.index(id(entry))
-        except ValueError:
-            if self.items:
-                last = self.items.pop()
-                self.ids.pop()
-                if self.on_remove is not None:
-                    self.on_remove(last, "group_quirk_removed")
-            return
-        del self.items[i]
-        del self.ids[i]
+        if id(entry) not in self.alive:
+            while self.tail >= 0 and id(self.items[self.tail]) not in self.alive:
+                self.tail -= 1
+            if self.tail < 0:
+                return
+            entry, reason = self.items[self.tail], "group_quirk_removed"
+        self.alive.discard(id(entry))
         if self.on_remove is not None:
             self.on_remove(entry, reason)
+
+    def finish(self) -> None:
+        """Apply the removals to the candidate list (order kept)."""
+        if len(self.alive) != len(self.items):
+            self.items[:] = [e for e in self.items if id(e) in self.alive]
 
 
 def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
@@ -64,17 +66,29 @@ def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
     return {k: grouped[k] for k in _js.js_key_order(grouped)}
 
 
-def score(buffer: ScanBuffer, entry: Entry, state: ScanState) -> int:
+KeyTest = Callable[[Entry, str, bool, int], bool]
+"""``(entry, raw key, secondary?, index) -> match``: a key test for scoring."""
+
+
+def score(
+    buffer: ScanBuffer, entry: Entry, state: ScanState, key_test: KeyTest | None = None
+) -> int:
     """``getScore``: raw primary (and secondary) key hits (R46)."""
-    haystack = buffer.haystack(entry, state)
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
         return 0
-    primary = sum(1 for k in keys if isinstance(k, str) and buffer.match_key(haystack, k, entry))
+    if key_test is None:
+        haystack = buffer.haystack(entry, state)
+
+        def key_test(e: Entry, k: str, secondary: bool, i: int) -> bool:
+            return buffer.match_key(haystack, k, e)
+
+    test = key_test
+    primary = sum(1 for i, k in enumerate(keys) if isinstance(k, str) and test(entry, k, False, i))
     secondary = entry.get("keysecondary", UNDEFINED)
     if not isinstance(secondary, list) or not secondary:
         return primary
-    hits = sum(1 for k in secondary if isinstance(k, str) and buffer.match_key(haystack, k, entry))
+    hits = sum(1 for i, k in enumerate(secondary) if isinstance(k, str) and test(entry, k, True, i))
     logic = entry.get("selectiveLogic", UNDEFINED)
     if _js.strict_eq(logic, 0):
         return primary + hits
@@ -92,12 +106,29 @@ def filter_groups(
     timed: TimedEffects,
     rng: Callable[[], float],
     on_remove: OnRemove | None = None,
+    key_test: KeyTest | None = None,
 ) -> None:
     """``filterByInclusionGroups``: leave at most one winner per group in ``candidates``."""
     grouped = group_candidates(candidates)
     if not grouped:
         return
     pool = _Candidates(candidates, on_remove)
+    try:
+        _filter(grouped, pool, activated, buffer, state, timed, rng, key_test)
+    finally:
+        pool.finish()
+
+
+def _filter(
+    grouped: dict[str, list[Entry]],
+    pool: _Candidates,
+    activated: Mapping[str, Entry],
+    buffer: ScanBuffer,
+    state: ScanState,
+    timed: TimedEffects,
+    rng: Callable[[], float],
+    key_test: KeyTest | None,
+) -> None:
     has_sticky: dict[str, bool] = {}
     for name, members in grouped.items():
         has_sticky[name] = False
@@ -122,7 +153,7 @@ def filter_groups(
             continue
         if has_sticky[name]:
             continue
-        scores = [score(buffer, m, state) for m in members]
+        scores = [score(buffer, m, state, key_test) for m in members]
         best = max(scores, default=float("-inf"))
         kept = []
         for m, s in zip(members, scores):

@@ -9,7 +9,8 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.buffer import MATCHER
 from worldinfo.fastpass import FastScan
-from worldinfo.groups import filter_groups
+from worldinfo.groups import KeyTest, filter_groups
+from worldinfo.prepared import EMPTY
 from worldinfo.timed_effects import entry_key
 from worldinfo.trace import TraceEvent
 from worldinfo.types import ScanState
@@ -59,6 +60,7 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
             timed=scan.timed,
             rng=scan.rng,
             on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
+            key_test=_raw_key_test(scan) if fast is not None else None,
         )
     _probability_and_budget(scan, candidates, base_tokens)
     if tracing:
@@ -362,3 +364,29 @@ def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry, pos: int) -
     scan.entries[pos] = copy
     candidates[i] = copy
     return copy
+
+
+def _raw_key_test(scan: _Scan) -> KeyTest:
+    """Group scoring's key test (raw keys, R46) through the key index where it applies."""
+    fast = scan.fast
+    assert fast is not None
+    plan = fast.plan
+    haystacks: dict[int, str] = {}
+
+    def test(entry: Entry, key: str, secondary: bool, i: int) -> bool:
+        pos = scan.index.get(id(entry))
+        if pos is not None and key == _js.trim(key):
+            sec = plan.secondary[pos]
+            slots = plan.primary[pos] if not secondary else sec.slots if sec else ()
+            if i < len(slots):
+                if slots[i] == EMPTY:
+                    return True  # the raw "" is a substring of everything (Q9)
+                hit = fast.test(pos, slots[i])
+                if hit is not None:
+                    return hit
+        haystack = haystacks.get(id(entry))
+        if haystack is None:
+            haystack = haystacks[id(entry)] = scan.buffer.haystack(entry, scan.state)
+        return scan.buffer.match_key(haystack, key, entry)
+
+    return test
