@@ -111,8 +111,9 @@ def growth(rows: list[tuple[int, dict[str, Any]]], field: str) -> list[str]:
 
 
 def peak_memory(entries: int) -> float:
-    """Peak RSS (MB) of a fresh process that loads an ``entries``-entry book from its JSON
-    file (as a front-end would), then scans the generated chat twice."""
+    """Peak RSS (MiB, ``VmHWM``: ``ru_maxrss`` would include this process's, kept across
+    ``exec``) of a fresh process that loads an ``entries``-entry book from its JSON file
+    (as a front-end would), then scans the generated chat twice."""
     case = gen.case(name="m", entries=entries, messages=200)
     with tempfile.TemporaryDirectory() as tmp:
         book_file = Path(tmp) / "book.json"
@@ -121,7 +122,7 @@ def peak_memory(entries: int) -> float:
         case_file = Path(tmp) / "case.json"
         case_file.write_text(json.dumps(case))
         code = (
-            "import sys, resource; sys.path[:0] = ['.'];"
+            "import sys; sys.path[:0] = ['.'];"
             "from pathlib import Path;"
             "from worldinfo._js import parse_json;"
             "from worldinfo.types import Book;"
@@ -130,7 +131,7 @@ def peak_memory(entries: int) -> float:
             f"s = session_for(parse_json(Path({str(case_file)!r}).read_bytes()));"
             "s.books = {'Bench': book}; s.global_books = ['Bench'];"
             "s.generate('normal'); s.generate('normal');"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+            "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))"
         )
         root = Path(__file__).resolve().parent.parent
         done = subprocess.run(
