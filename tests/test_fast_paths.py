@@ -242,3 +242,26 @@ def test_regex_prefilter_literal_is_in_every_match() -> None:
                 checked += 1
                 assert literal in (text.lower() if lowered else text), (body, flags, text)
     assert checked > 500
+
+
+def test_key_index_finds_exactly_what_match_key_finds() -> None:
+    from worldinfo.buffer import whole_word_in
+    from worldinfo.matcher import KeyIndex, Needle
+
+    rng = random.Random(9)
+    alphabet = "abAB_1 -.éΣς"
+    index = KeyIndex()
+    needles = []
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 7)))
+        lowered = rng.random() < 0.5
+        text = text.lower() if lowered else text
+        needle = Needle(text=text, lowered=lowered, whole_word=rng.random() < 0.5)
+        needles.append((index.add(needle), needle))
+    for _ in range(300):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        got = index.found(line)
+        for nid, n in needles:
+            hay = line.lower() if n.lowered else line
+            want = whole_word_in(hay, n.text) if n.whole_word else n.text in hay
+            assert (nid in got) == want, (line, n)

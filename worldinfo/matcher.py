@@ -11,8 +11,9 @@ line, and a line's set of present keys is computed once and cached.
 ``KeyIndex`` holds every such key (``Needle``: the trimmed key, lower-cased when the entry
 matches case-insensitively, and whether the whole-word rule applies) under a small integer
 id; ``found(line)`` returns the ids present in ``line``. Candidates are found through
-fixed-length prefixes of the keys (``regex`` named lists, in C) and then confirmed with the
-same tests ``match_key`` uses (``in`` and ``whole_word_in``).
+fixed-length prefixes of the keys (``regex`` named lists, in C) and then confirmed at each
+position: the exact text, and for whole-word keys the ASCII word-character test around it
+that ``whole_word_in`` makes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 import regex  # type: ignore[import-untyped,unused-ignore]
 
 from worldinfo import _js
-from worldinfo.buffer import whole_word_in
 
 ALWAYS = 0
 """Id of the empty needle (a whitespace-only key): it matches every scan text (R25)."""
@@ -41,21 +41,31 @@ class Needle:
     whole_word: bool
 
 
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+"""``\\w`` without ``u``: the characters that are not whole-word boundaries (R24)."""
+
+Bucket = dict[int, dict[str, list[tuple[int, bool]]]]
+"""Needles sharing a prefix: length -> text -> ``(id, whole word)``."""
+
+
 @dataclass(slots=True)
 class _Finder:
     """Finds needles in a line (already lower-cased for the case-insensitive needles).
 
-    Needles are bucketed by their first ``min(len, PREFIX)`` characters; one ``regex``
-    named-list search per bucket length lists the prefixes present (a named list matches a
-    set of equal-length strings at each position, in C), and each candidate is confirmed.
+    Needles are bucketed by their first ``min(len, PREFIX)`` characters. One ``regex``
+    named-list search per prefix length (a named list matches a set of equal-length
+    strings, in C) yields every position where a prefix occurs; there each needle length
+    of the bucket is one slice and one dict lookup, then the whole-word test (R24: the
+    characters around the occurrence are not ASCII word characters).
     """
 
-    buckets: dict[int, dict[str, list[tuple[str, int, bool]]]] = field(default_factory=dict)
+    buckets: dict[int, dict[str, Bucket]] = field(default_factory=dict)
     patterns: dict[int, Any] | None = None
 
     def add(self, text: str, nid: int, whole: bool) -> None:
         size = min(len(text), PREFIX)
-        self.buckets.setdefault(size, {}).setdefault(text[:size], []).append((text, nid, whole))
+        bucket = self.buckets.setdefault(size, {}).setdefault(text[:size], {})
+        bucket.setdefault(len(text), {}).setdefault(text, []).append((nid, whole))
         self.patterns = None
 
     def find(self, line: str, out: set[int]) -> None:
@@ -64,17 +74,26 @@ class _Finder:
             patterns = self.patterns = {
                 size: regex.compile(r"\L<g>", g=list(table)) for size, table in self.buckets.items()
             }
+        n = len(line)
         for size, pattern in patterns.items():
-            if len(line) < size:
+            if n < size:
                 continue
             table = self.buckets[size]
-            for gram in set(pattern.findall(line, overlapped=True)):
-                for text, nid, whole in table[gram]:
-                    if whole:
-                        if whole_word_in(line, text):
+            for m in pattern.finditer(line, overlapped=True):
+                i = m.start()
+                for length, texts in table[m.group()].items():
+                    end = i + length
+                    if end > n:
+                        continue
+                    found = texts.get(line[i:end])
+                    if found is None:
+                        continue
+                    for nid, whole in found:
+                        if not whole or (
+                            (i == 0 or line[i - 1] not in _WORD_CHARS)
+                            and (end == n or line[end] not in _WORD_CHARS)
+                        ):
                             out.add(nid)
-                    elif len(text) == size or text in line:
-                        out.add(nid)
 
 
 class KeyIndex:
