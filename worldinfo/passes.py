@@ -9,8 +9,8 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.buffer import MATCHER
 from worldinfo.fastpass import FastScan
-from worldinfo.groups import KeyTest, filter_groups
-from worldinfo.prepared import EMPTY
+from worldinfo.groups import filter_groups
+from worldinfo.keys import Probe, keys_match, raw_key_test
 from worldinfo.timed_effects import entry_key
 from worldinfo.trace import TraceEvent
 from worldinfo.types import ScanState
@@ -60,7 +60,7 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
             timed=scan.timed,
             rng=scan.rng,
             on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
-            key_test=_raw_key_test(scan) if fast is not None else None,
+            key_test=raw_key_test(scan) if fast is not None else None,
         )
     _probability_and_budget(scan, candidates, base_tokens)
     if tracing:
@@ -143,7 +143,7 @@ def _note(
 def _explain(scan: _Scan, entry: Entry) -> dict[str, JSONValue]:
     """The first primary key that matches, and the part of the scan text it was found in."""
     buf = scan.buffer
-    probe = _Probe(scan, entry)
+    probe = Probe(scan, entry)
     keys = entry.get("key")
     for i, k in enumerate(keys if isinstance(keys, list) else ()):
         if not probe.test(k, secondary=False, slot=i):
@@ -233,70 +233,8 @@ def _select(scan: _Scan, entry: Entry) -> tuple[Entry | None, str]:
         return entry, "constant"
     if is_sticky:
         return entry, "sticky"
-    reason = _keys_match(scan, entry)
+    reason = keys_match(scan, entry)
     return (entry if reason == "key" else None), reason
-
-
-class _Probe:
-    """Tests one entry's keys in this pass (R26): substitute, then the key index when it
-    knows the key, else ``match_key`` on the entry's scan text (built on first need)."""
-
-    __slots__ = ("entry", "haystack", "pos", "scan")
-
-    def __init__(self, scan: _Scan, entry: Entry) -> None:
-        self.scan = scan
-        self.entry = entry
-        self.pos = scan.index.get(id(entry)) if scan.fast is not None else None
-        self.haystack: str | None = None
-
-    def test(self, key: JSONValue, *, secondary: bool, slot: int) -> bool:
-        scan = self.scan
-        text = scan.substitute(key)
-        if not text:
-            return False
-        if self.pos is not None and text == key and scan.fast is not None:
-            plan = scan.fast.plan
-            sec = plan.secondary[self.pos]
-            slots = plan.primary[self.pos] if not secondary else sec.slots if sec else ()
-            if slot < len(slots):
-                hit = scan.fast.test(self.pos, slots[slot])
-                if hit is not None:
-                    return hit
-        if self.haystack is None:
-            self.haystack = scan.buffer.haystack(self.entry, scan.state)
-        return scan.buffer.match_key(self.haystack, _js.trim(text), self.entry)
-
-
-def _keys_match(scan: _Scan, entry: Entry) -> str:
-    """R31 steps 16-20 and R32: ``"key"`` when keys activate the entry, else the reason."""
-    keys = entry.get("key", UNDEFINED)
-    if not isinstance(keys, list) or not keys:
-        return "no_keys"
-    probe = _Probe(scan, entry)
-    if not any(probe.test(k, secondary=False, slot=i) for i, k in enumerate(keys)):
-        return "no_primary_match"
-    secondary = entry.get("keysecondary", UNDEFINED)
-    if (
-        not _js.truthy(entry.get("selective", UNDEFINED))
-        or not isinstance(secondary, list)
-        or not secondary
-    ):
-        return "key"
-    logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
-    sec = [(i, k) for i, k in enumerate(secondary)]
-    if _js.strict_eq(logic, 0):
-        ok = any(probe.test(k, secondary=True, slot=i) for i, k in sec)
-    elif _js.strict_eq(logic, 1):
-        ok = any(not probe.test(k, secondary=True, slot=i) for i, k in sec)
-    else:
-        hits = [probe.test(k, secondary=True, slot=i) for i, k in sec]
-        if _js.strict_eq(logic, 2):
-            ok = not any(hits)
-        elif _js.strict_eq(logic, 3):
-            ok = all(hits)
-        else:
-            ok = False
-    return "key" if ok else "secondary_logic"
 
 
 def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: int) -> None:
@@ -364,29 +302,3 @@ def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry, pos: int) -
     scan.entries[pos] = copy
     candidates[i] = copy
     return copy
-
-
-def _raw_key_test(scan: _Scan) -> KeyTest:
-    """Group scoring's key test (raw keys, R46) through the key index where it applies."""
-    fast = scan.fast
-    assert fast is not None
-    plan = fast.plan
-    haystacks: dict[int, str] = {}
-
-    def test(entry: Entry, key: str, secondary: bool, i: int) -> bool:
-        pos = scan.index.get(id(entry))
-        if pos is not None and key == _js.trim(key):
-            sec = plan.secondary[pos]
-            slots = plan.primary[pos] if not secondary else sec.slots if sec else ()
-            if i < len(slots):
-                if slots[i] == EMPTY:
-                    return True  # the raw "" is a substring of everything (Q9)
-                hit = fast.test(pos, slots[i])
-                if hit is not None:
-                    return hit
-        haystack = haystacks.get(id(entry))
-        if haystack is None:
-            haystack = haystacks[id(entry)] = scan.buffer.haystack(entry, scan.state)
-        return scan.buffer.match_key(haystack, key, entry)
-
-    return test

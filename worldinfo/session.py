@@ -155,9 +155,16 @@ class Session:
     def force_activate_entries(self, keys: Iterable[tuple[str, JSONValue]]) -> None:
         """Force on book entries by ``(world, uid)``, as the vector extension does."""
         wanted = {f"{w}.{_js.to_string(u)}" for w, u in keys}
-        entries = sorted_entries(
-            self.books, self.selection, strategy=self.settings.character_strategy
-        )
+        plan = None
+        if self.scan_cache is not None:
+            plan = self.scan_cache.plan(self.books, self.selection, self.settings)
+        if plan is not None:
+            plan.ensure_all_hashes()
+            entries: Sequence[Mapping[str, JSONValue]] = plan.entries
+        else:
+            entries = sorted_entries(
+                self.books, self.selection, strategy=self.settings.character_strategy
+            )
         self.force_activate(e for e in entries if entry_key(e) in wanted)
 
     def generate(
