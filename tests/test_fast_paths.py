@@ -265,3 +265,20 @@ def test_key_index_finds_exactly_what_match_key_finds() -> None:
             hay = line.lower() if n.lowered else line
             want = whole_word_in(hay, n.text) if n.whole_word else n.text in hay
             assert (nid in got) == want, (line, n)
+
+
+def test_world_is_the_book_name_not_the_mapping_key() -> None:
+    a = Entry.new(1, key=["dragon"], content="A", sticky=2)
+    out = []
+    for fast in (True, False):
+        session = Session(
+            books={"Alias": Book(name="Real", entries=(a,))},
+            global_books=["Alias"],
+            chat=[message({"name": "U", "is_user": True, "mes": "dragon"})],
+            rng=random.Random(1).random,
+        )
+        if not fast:
+            session.scan_cache = None
+        result = session.generate("normal")
+        out.append(([dict(e) for e in result.activated], canonical(session.chat_metadata)))
+    assert out[0] == out[1]

@@ -160,12 +160,15 @@ class ScanCache:
         merge = 1 if _js.strict_eq(strategy, 1) else 2 if _js.strict_eq(strategy, 2) else 0
         case = _js.truthy(settings.case_sensitive)
         whole = _js.truthy(settings.match_whole_words)
-        key = (selected, tuple(map(id, chosen)), merge, case, whole)
+        key = (selected, merge, case, whole)
         plan = self._plans.get(key)
-        if plan is None:
+        if plan is None or any(a is not b for a, b in zip(plan.books, chosen, strict=True)):
+            for name in [n for n in self._books if n not in books]:
+                del self._books[name]
+                self._entries.pop(name, None)
             plan = self._build(selected, books, strategy, settings)
-            plan.books = chosen  # holds the books, so the ids in the key stay theirs
-            if len(self._plans) >= MAX_PLANS:
+            plan.books = chosen
+            if key not in self._plans and len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
@@ -188,7 +191,7 @@ class ScanCache:
         for entry in book.entries:
             hit = old.get(id(entry))
             if hit is None or hit[1][0] is not entry:
-                hit = (decorate_unhashed(entry_object(entry, name)), (entry, name, []))
+                hit = (decorate_unhashed(entry_object(entry, book.name)), (entry, book.name, []))
             fresh[id(entry)] = hit
             out.append(hit)
         self._entries[name] = fresh
