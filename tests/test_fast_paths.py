@@ -37,7 +37,12 @@ SETTINGS_VARIANTS: list[dict[str, Any]] = [
 def small_case(seed: int) -> dict[str, Any]:
     """A generated case with a few hundred entries and a short chat, settings varied."""
     rng = random.Random(seed)
-    c = gen.case(name=f"s{seed}", entries=rng.choice((60, 150, 300)), messages=30, seed=seed)
+    messages = 30 if seed % 7 else 1  # a fresh chat: entries with a delay are still delayed
+    c = gen.case(name=f"s{seed}", entries=rng.choice((60, 150, 300)), messages=messages, seed=seed)
+    if seed % 7 == 0:
+        for i, e in enumerate(c["books"]["Bench"]["entries"].values()):
+            if i % 15 == 0:
+                e[("delay", "sticky", "cooldown")[i // 15 % 3]] = rng.choice((2, 3, 5))
     c["settings"].update(SETTINGS_VARIANTS[seed % len(SETTINGS_VARIANTS)])
     c["settings"]["depth"] = c["settings"].get("depth", rng.choice((2, 5, 10)))
     extra = gen.chat(4, seed + 100, vocab=150)

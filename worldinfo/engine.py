@@ -199,9 +199,11 @@ def _check(
     if cache is not None:
         plan = cache.plan(books, selection, settings)
         if plan is not None and (
-            trace or plan.delay_positions or any(timed_state[t] for t in ("sticky", "cooldown"))
+            trace
+            or any(timed_state[t] for t in ("sticky", "cooldown"))
+            or any(_js.lt(len(chat), plan.entries[p].get("delay")) for p in plan.delay_positions)
         ):
-            plan.ensure_all_hashes()  # timed effects compare entry hashes
+            plan.ensure_all_hashes()  # timed effects will compare entry hashes (R58-R64)
         entries = [] if plan is None else list(plan.entries)
         if plan is not None and trace:
             entries = [dict(e) for e in entries]
