@@ -9,7 +9,7 @@ Two fast figures per case: "steady" is a session whose book is prepared and whos
 lines were seen before (a front-end generating turn after turn); "unseen" drops the
 per-line key cache before every run, so all text is matched afresh.
 
-    python bench/scan.py                       # everything (a few minutes)
+    python bench/scan.py                       # everything (about 8 minutes)
     python bench/scan.py --large golden/st-perf/large.json --json
     python bench/scan.py --memory 50000        # peak RSS of one 50k-entry scan
 """
@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import resource
 import statistics
 import subprocess
@@ -166,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report))
         return 0 if large["matches"] else 1
     ok = large["matches"]
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if "model name" in line),
+        platform.processor(),
+    )
+    print(f"machine: {os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}")
     print(f"large.json (5000 entries, 200 messages): {large}")
     if args.longchat.exists():
         lc = measure(parse_json(args.longchat.read_bytes()), repeats=3)
