@@ -168,10 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report))
         return 0 if large["matches"] else 1
     ok = large["matches"]
-    cpu = next(
-        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if "model name" in line),
-        platform.processor(),
-    )
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.exists() else []
+    cpu = next((x.split(":", 1)[1].strip() for x in lines if "model name" in x), "")
     print(f"machine: {os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}")
     print(f"large.json (5000 entries, 200 messages): {large}")
     if args.longchat.exists():
