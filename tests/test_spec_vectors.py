@@ -323,3 +323,28 @@ def test_s19_entries_enumerate_in_js_key_order() -> None:
 )
 def test_s20_whitespace_keys_and_zero_scan_depth(fields: dict[str, Any], active: bool) -> None:
     assert scan([entry(1, **fields)], ["x"]) == (["G.1"] if active else [])
+
+
+def _reference_hash(s: str) -> int:
+    """cyrb53 written out step by step from FORMAT.md section 4 (the spec's recipe)."""
+
+    def imul(a: int, b: int) -> int:
+        return (a * b) & 0xFFFFFFFF
+
+    h1, h2 = 0xDEADBEEF, 0x41C6CE57
+    for c in _js.to_utf16_units(s):
+        h1 = imul(h1 ^ c, 2654435761)
+        h2 = imul(h2 ^ c, 1597334677)
+    h1 = imul(h1 ^ (h1 >> 16), 2246822507) ^ imul(h2 ^ (h2 >> 13), 3266489909)
+    h2 = imul(h2 ^ (h2 >> 16), 2246822507) ^ imul(h1 ^ (h1 >> 13), 3266489909)
+    return 4294967296 * (2097151 & h2) + (h1 & 0xFFFFFFFF)
+
+
+def test_string_hash_equals_the_recipe_on_random_text() -> None:
+    import random
+
+    rnd = random.Random(7)
+    ranges = [(0, 127), (128, 0xD7FF), (0xD800, 0xDFFF), (0x10000, 0x10FFFF)]
+    for _ in range(2000):
+        text = "".join(chr(rnd.randint(*rnd.choice(ranges))) for _ in range(rnd.randint(0, 24)))
+        assert string_hash(text) == _reference_hash(text), repr(text)

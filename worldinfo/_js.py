@@ -362,9 +362,15 @@ def string_hash(s: JSONValue, seed: int = 0) -> int:
         return 0
     h1 = (0xDEADBEEF ^ seed) & 0xFFFFFFFF
     h2 = (0x41C6CE57 ^ seed) & 0xFFFFFFFF
-    for c in to_utf16_units(s) if not s.isascii() else map(ord, s):
-        h1 = _imul(h1 ^ c, 2654435761)
-        h2 = _imul(h2 ^ c, 1597334677)
+    units: Iterable[int] = (
+        s.encode("ascii")
+        if s.isascii()
+        else memoryview(s.encode("utf-16-le", "surrogatepass")).cast("H")
+    )
+    mask = 0xFFFFFFFF
+    for c in units:  # inlined imul: this loop runs over every character of every entry
+        h1 = ((h1 ^ c) * 2654435761) & mask
+        h2 = ((h2 ^ c) * 1597334677) & mask
     h1 = _imul(h1 ^ (h1 >> 16), 2246822507) ^ _imul(h2 ^ (h2 >> 13), 3266489909)
     h2 = _imul(h2 ^ (h2 >> 16), 2246822507) ^ _imul(h1 ^ (h1 >> 13), 3266489909)
     return 4294967296 * (2097151 & h2) + (h1 & 0xFFFFFFFF)
