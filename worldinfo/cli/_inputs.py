@@ -162,6 +162,12 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return replace(settings, **changes)
 
 
+def open_session(args: argparse.Namespace) -> Session:
+    """Read ``args.books`` and ``args.chat`` and build the session (raises ``InputError``)."""
+    inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
+    return build_session(inputs, args)
+
+
 def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     """A ``Session`` over the inputs with the command line's settings."""
     seed = getattr(args, "seed", None)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.cli._inputs import InputError, add_scan_options, build_session, read_inputs
+from worldinfo.cli._inputs import InputError, add_scan_options, open_session
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.trace import TraceEvent
@@ -74,8 +74,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run a traced scan and print the explanation."""
     try:
-        inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
-        session = build_session(inputs, args)
+        session = open_session(args)
     except InputError as exc:
         print(f"worldinfo explain: {exc}", file=sys.stderr)
         return 1

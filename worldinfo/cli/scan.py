@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
-from worldinfo.cli._inputs import InputError, add_scan_options, build_session, read_inputs
+from worldinfo.cli._inputs import InputError, add_scan_options, open_session
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 
@@ -33,8 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the scan and print it."""
     try:
-        inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
-        session = build_session(inputs, args)
+        session = open_session(args)
     except InputError as exc:
         print(f"worldinfo scan: {exc}", file=sys.stderr)
         return 1
