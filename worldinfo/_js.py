@@ -334,6 +334,14 @@ def stringify(value: JSONValue) -> str:
     return "null"
 
 
+def number_value(v: JSONValue) -> JSONValue:
+    """A JavaScript number as Python stores it: integral floats become ints (``3.0`` -> ``3``),
+    so values serialise as JavaScript writes them."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    return v
+
+
 def canonical(value: JSONValue) -> JSONValue:
     """``JSON.parse(JSON.stringify(x))`` then keys sorted: the golden cases' comparison form."""
     if value is UNDEFINED:
@@ -341,7 +349,7 @@ def canonical(value: JSONValue) -> JSONValue:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return None
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        return number_value(value)
     if isinstance(value, dict):
         return {k: canonical(v) for k, v in sorted(value.items()) if v is not UNDEFINED}
     if isinstance(value, (list, tuple)):

@@ -37,13 +37,6 @@ def normalise(state: JSONValue) -> dict[str, JSONValue]:
     return out
 
 
-def _num(v: JSONValue) -> JSONValue:
-    """Store a number the way JavaScript would serialise it (integral floats as ints)."""
-    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
-        return int(v)
-    return v
-
-
 @dataclass(slots=True)
 class TimedEffects:
     """``WorldInfoTimedEffects``: check phase, activity tests and writing."""
@@ -122,7 +115,7 @@ class TimedEffects:
         records[entry_key(entry)] = {
             "hash": entry.get("hash", UNDEFINED),
             "start": n,
-            "end": _num(n + _js.to_number(cooldown)),
+            "end": _js.number_value(n + _js.to_number(cooldown)),
             "protected": True,
         }
         self.active["cooldown"].append(entry.get("hash", UNDEFINED))
@@ -153,6 +146,6 @@ class TimedEffects:
                 records[key] = {
                     "hash": entry.get("hash", UNDEFINED),
                     "start": n,
-                    "end": _num(n + _js.to_number(value)),
+                    "end": _js.number_value(n + _js.to_number(value)),
                     "protected": False,
                 }
