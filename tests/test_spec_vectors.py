@@ -348,3 +348,55 @@ def test_string_hash_equals_the_recipe_on_random_text() -> None:
     for _ in range(2000):
         text = "".join(chr(rnd.randint(*rnd.choice(ranges))) for _ in range(rnd.randint(0, 24)))
         assert string_hash(text) == _reference_hash(text), repr(text)
+
+
+def _timed_scan(entries: Sequence[dict[str, Any]], chat: Sequence[str], timed: Any) -> Any:
+    book = Book.from_json("G", {"entries": {str(e["uid"]): e for e in entries}})
+    return check(
+        {"G": book}, list(chat), selection=BookSelection(global_names=["G"]),
+        settings=Settings(), max_context=8192, rng=lambda: 0.5, timed_world_info=timed,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_s4_sticky_member_of_a_group_is_removed_by_its_own_cooldown(grouped: bool) -> None:
+    group = "g" if grouped else ""
+    entries = [
+        entry(1, key=["k"], group=group, sticky=3, cooldown=4),
+        entry(2, key=["zzz"], group=group),
+    ]
+    first = _timed_scan(entries, ["k"] * 5, None)
+    assert first.activated_keys == [("G", 1)]
+    records = first.timed_world_info
+    assert {k: (v["start"], v["end"]) for k, v in records["sticky"].items()} == {"G.1": (5, 8)}
+    assert {k: (v["start"], v["end"]) for k, v in records["cooldown"].items()} == {"G.1": (5, 9)}
+    second = _timed_scan(entries, ["nothing"] * 7, records)
+    assert second.activated_keys == ([] if grouped else [("G", 1)])
+
+
+def test_s7_equal_orders_come_out_in_reverse_activation_order() -> None:
+    entries = [
+        entry(1, constant=True, order=100),
+        entry(2, constant=True, order=100),
+        entry(3, constant=True, order=50),
+    ]
+    result = _timed_scan(entries, ["x"], None)
+    assert result.activated_keys == [("G", 1), ("G", 2), ("G", 3)]
+    assert result.before == "C3\nC2\nC1"
+
+
+def test_s11_chat_and_persona_books_come_first_whatever_their_order() -> None:
+    got = scan(
+        [entry(1, constant=True, order=500)],
+        ["x"],
+        books={
+            "C": [entry(1, constant=True, order=300)],
+            "H": [entry(1, constant=True, order=1)],
+            "P": [entry(1, constant=True, order=2)],
+        },
+        selection=BookSelection(
+            global_names=["G"], character_names=["C"], chat_name="H", persona_name="P"
+        ),
+        max_context=100000,
+    )
+    assert got == ["H.1", "P.1", "C.1", "G.1"]
