@@ -1,0 +1,98 @@
+"""JavaScript semantics the engine depends on, and nothing else.
+
+Every place where SillyTavern's behaviour follows from a JavaScript language rule (UTF-16
+string lengths, loose truthiness, ``ToNumber``, ``trim``, ``Math.round``, ``JSON.stringify``,
+object key order, the ``cyrb53`` string hash, ``mulberry32``) calls a helper from this
+package: ``values`` (undefined, truthiness, coercions, operators), ``strings``, ``objects``
+(key order, JSON, stable sort) and ``hashing``. Regex keys are ``worldinfo._jsregex``.
+"""
+
+from __future__ import annotations
+
+from worldinfo._js.hashing import mulberry32, st_token_estimate, string_hash
+from worldinfo._js.objects import (
+    canonical,
+    is_array_index,
+    js_key_order,
+    parse_json,
+    reorder,
+    sort_desc_by_order,
+    stringify,
+)
+from worldinfo._js.strings import (
+    JS_WHITESPACE,
+    JS_WS_CLASS,
+    escape_regex,
+    lower,
+    split_group,
+    split_ws,
+    to_utf16_units,
+    trim,
+    utf16_len,
+)
+from worldinfo._js.values import (
+    UNDEFINED,
+    JSError,
+    JSONValue,
+    Undefined,
+    add,
+    coalesce,
+    format_number,
+    ge,
+    get_path,
+    gt,
+    js_round,
+    le,
+    loose_eq_true,
+    lt,
+    nullish,
+    number_value,
+    strict_eq,
+    to_number,
+    to_string,
+    truthy,
+    type_name,
+)
+
+__all__ = [
+    "JS_WHITESPACE",
+    "JS_WS_CLASS",
+    "UNDEFINED",
+    "JSError",
+    "JSONValue",
+    "Undefined",
+    "add",
+    "canonical",
+    "coalesce",
+    "escape_regex",
+    "format_number",
+    "ge",
+    "get_path",
+    "gt",
+    "is_array_index",
+    "js_key_order",
+    "js_round",
+    "le",
+    "loose_eq_true",
+    "lower",
+    "lt",
+    "mulberry32",
+    "nullish",
+    "number_value",
+    "parse_json",
+    "reorder",
+    "sort_desc_by_order",
+    "split_group",
+    "split_ws",
+    "st_token_estimate",
+    "strict_eq",
+    "string_hash",
+    "stringify",
+    "to_number",
+    "to_string",
+    "to_utf16_units",
+    "trim",
+    "truthy",
+    "type_name",
+    "utf16_len",
+]

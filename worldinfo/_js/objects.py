@@ -1,0 +1,124 @@
+"""JavaScript objects: key enumeration order, ``JSON.parse``/``JSON.stringify``, stable sort."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
+
+_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+
+
+def is_array_index(key: str) -> bool:
+    """True when ``key`` is a canonical array index (enumerates first, ascending)."""
+    return bool(_ARRAY_INDEX.match(key)) and int(key) < 4294967295
+
+
+def js_key_order(keys: Iterable[str]) -> list[str]:
+    """Return ``keys`` in JavaScript own-property enumeration order."""
+    keys = list(keys)
+    idx = sorted((k for k in keys if is_array_index(k)), key=int)
+    return idx + [k for k in keys if not is_array_index(k)]
+
+
+def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
+    d: dict[str, JSONValue] = {}
+    for k, v in pairs:
+        d[k] = v
+    if any(is_array_index(k) for k in d):
+        return {k: d[k] for k in js_key_order(d)}
+    return d
+
+
+def parse_json(text: str | bytes) -> JSONValue:
+    """``JSON.parse``: objects come back with their keys in JavaScript enumeration order."""
+    return json.loads(text, object_pairs_hook=_object_hook)
+
+
+def reorder(value: JSONValue) -> JSONValue:
+    """Return a copy of ``value`` whose objects enumerate in JavaScript key order."""
+    if isinstance(value, dict):
+        return {k: reorder(value[k]) for k in js_key_order(value)}
+    if isinstance(value, list):
+        return [reorder(v) for v in value]
+    return value
+
+
+_ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESC = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+def _quote(s: str) -> str:
+    def esc(m: re.Match[str]) -> str:
+        c = m.group(0)
+        return _ESC.get(c) or f"\\u{ord(c):04x}"
+
+    return '"' + _NEEDS_ESC.sub(esc, s) + '"'
+
+
+def stringify(value: JSONValue) -> str:
+    """Compact ``JSON.stringify`` with JavaScript number formatting and key order."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            return "null"
+        return format_number(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, list):
+        return "[" + ",".join("null" if v is UNDEFINED else stringify(v) for v in value) + "]"
+    if isinstance(value, dict):
+        parts = [
+            _quote(k) + ":" + stringify(value[k])
+            for k in js_key_order(value)
+            if value[k] is not UNDEFINED
+        ]
+        return "{" + ",".join(parts) + "}"
+    return "null"
+
+
+def canonical(value: JSONValue) -> JSONValue:
+    """``JSON.parse(JSON.stringify(x))`` then keys sorted: the golden cases' comparison form."""
+    if value is UNDEFINED:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return number_value(value)
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in sorted(value.items()) if v is not UNDEFINED}
+    if isinstance(value, (list, tuple)):
+        return [None if v is UNDEFINED else canonical(v) for v in value]
+    return value
+
+
+def sort_desc_by_order(items: list[Any]) -> list[Any]:
+    """Stable sort by descending ``order`` as V8 does with ``(a, b) => b.order - a.order``.
+
+    ``items`` are mappings. A NaN difference (missing or non-numeric order) counts as
+    "equal", which only the comparison-driven TimSort reproduces; CPython's ``list.sort``
+    is the same algorithm, so with a comparator it makes the same comparisons.
+    """
+    nums = [to_number(e.get("order", UNDEFINED)) for e in items]
+    if all(math.isfinite(n) for n in nums):
+        pairs = sorted(zip(nums, range(len(items))), key=lambda p: -p[0])
+        return [items[i] for _, i in pairs]
+
+    def cmp(p: tuple[float, int], q: tuple[float, int]) -> int:
+        d = q[0] - p[0]
+        if math.isnan(d) or d == 0:
+            return 0
+        return -1 if d < 0 else 1
+
+    pairs = sorted(zip(nums, range(len(items))), key=functools.cmp_to_key(cmp))
+    return [items[i] for _, i in pairs]
