@@ -150,7 +150,8 @@ class Located:
 
 
 def locate(books: Iterable[Book]) -> list[Located]:
-    """Every entry of every book with its JSON path (the keys ``Book.to_json`` writes)."""
+    """Every entry of every book with its JSON path (``$.entries.<uid>``; a repeated uid is
+    written ``<uid>#<position>``)."""
     out = []
     for book in books:
         used: set[str] = set()

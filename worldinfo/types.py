@@ -203,19 +203,6 @@ class Book:
         entries = tuple(Entry(data=v, origin=origin) for v in values if isinstance(v, Mapping))
         return cls(name=name, entries=entries, extra=extra)
 
-    def to_json(self) -> dict[str, JSONValue]:
-        """Return the world JSON object (entries keyed by uid, like SillyTavern saves it)."""
-        out: dict[str, JSONValue] = {}
-        if self.entries is not None:
-            entries: dict[str, JSONValue] = {}
-            for i, e in enumerate(self.entries):
-                uid = e.data.get("uid", i)
-                key = str(uid) if str(uid) not in entries else f"{uid}#{i}"
-                entries[key] = dict(e.data)
-            out["entries"] = entries
-        out.update(self.extra)
-        return out
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
