@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import importers
-from importers.export import card_json, png_card_bytes, world_json
+from worldinfo import importers
 from worldinfo._js import canonical, stringify
+from worldinfo.importers.export import card_json, png_card_bytes, world_json
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("WORLDINFO_CORPUS") or ROOT.parent / "shared" / "corpus")

@@ -12,12 +12,18 @@ from typing import Any
 
 import pytest
 
-import importers
-from importers.export import card_json, character_book, png_card_bytes, world_json, write_png_card
-from importers.limits import DEFAULT_LIMITS
-from importers.png import iter_chunks, replace_text_chunks
+from worldinfo import importers
 from worldinfo._js import canonical, stringify
 from worldinfo.cli import main
+from worldinfo.importers.export import (
+    card_json,
+    character_book,
+    png_card_bytes,
+    world_json,
+    write_png_card,
+)
+from worldinfo.importers.limits import DEFAULT_LIMITS
+from worldinfo.importers.png import iter_chunks, replace_text_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("WORLDINFO_CORPUS") or ROOT.parent / "shared" / "corpus")

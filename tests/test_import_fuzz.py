@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-import importers
-from importers.export import card_json, character_book, png_card_bytes, world_json
+from worldinfo import importers
 from worldinfo._js import stringify
+from worldinfo.importers.export import card_json, character_book, png_card_bytes, world_json
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("WORLDINFO_CORPUS") or ROOT.parent / "shared" / "corpus")
@@ -164,7 +164,7 @@ def _mutate(rng: random.Random, name: str, raw: bytes) -> bytes:
             mutated = _json_mutation(rng, json.loads(json.dumps(card)))
             if rng.random() < 0.5:
                 text = base64.b64encode(stringify(mutated).encode()).decode()
-                from importers.png import replace_text_chunks
+                from worldinfo.importers.png import replace_text_chunks
 
                 return replace_text_chunks(raw, [("chara", text)], limits=importers.DEFAULT_LIMITS)
             return png_card_bytes(mutated if isinstance(mutated, dict) else {"spec": mutated})

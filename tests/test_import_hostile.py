@@ -12,10 +12,10 @@ import zlib
 
 import pytest
 
-import importers
-from importers import Limits, LorebookImportError
-from importers.export import png_card_bytes
-from importers.png import SIGNATURE
+from worldinfo import importers
+from worldinfo.importers import Limits, LorebookImportError
+from worldinfo.importers.export import png_card_bytes
+from worldinfo.importers.png import SIGNATURE
 
 GIB = 1 << 30
 CARD = {

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import importers
-from importers.export import character_book, world_json
+from worldinfo import importers
 from worldinfo._js import canonical, stringify
+from worldinfo.importers.export import character_book, world_json
 
 EXAMPLES = max(50, int(os.environ.get("WORLDINFO_FUZZ_EXAMPLES", "3000")) // 10)
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-import importers
-from importers.model import FORMATS
-from importers.schema import schema_dir, schema_names
+from worldinfo import importers
+from worldinfo.importers.model import FORMATS
+from worldinfo.importers.schema import schema_dir, schema_names
 
 
 def test_one_schema_per_format() -> None:
@@ -54,8 +54,8 @@ def test_other_images_are_refused_clearly() -> None:
 def test_naidata_png_is_a_novelai_book() -> None:
     import base64
 
-    from importers.export import png_card_bytes
-    from importers.png import replace_text_chunks
+    from worldinfo.importers.export import png_card_bytes
+    from worldinfo.importers.png import replace_text_chunks
 
     book = {"lorebookVersion": 4, "entries": [{"keys": ["k"], "text": "t", "enabled": True}]}
     text = base64.b64encode(json.dumps(book).encode()).decode()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import importers
+from worldinfo import importers
 from worldinfo.cli import main
 from worldinfo.lint import CODES, SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book, Entry, Settings

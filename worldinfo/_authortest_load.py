@@ -21,7 +21,7 @@ def schema_problems(data: JSONValue) -> list[tuple[str, str]]:
     """Every schema violation as ``(json_path, message)``, the most relevant first."""
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
-    from importers.schema import validator
+    from worldinfo.importers.schema import validator
 
     errors = list(validator("authortest").iter_errors(data))
     if not errors:
@@ -93,7 +93,7 @@ def load_suite(path: Path) -> Suite:
 
 
 def _import(path: Path, rel: str, *, where: str) -> Any:
-    import importers
+    from worldinfo import importers
 
     target = path.parent / rel
     result, _, fmt, problems = importers.analyse(target)

@@ -91,7 +91,7 @@ def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -
     World files become globally selected books; a card becomes the character with its
     embedded book bound to it; a chat file brings its messages and ``chat_metadata``.
     """
-    import importers
+    from worldinfo import importers
 
     inputs = Inputs()
     for path in paths:
@@ -118,7 +118,7 @@ def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -
 def read_chat(chat: str, *, trust: bool = True) -> tuple[list[Message], dict[str, JSONValue]]:
     """Read a chat: a JSON list of messages (or of strings), or any chat ``importers`` reads
     (SillyTavern ``.jsonl``, TavernAI JSON). Returns the messages and the chat metadata."""
-    import importers
+    from worldinfo import importers
 
     try:
         raw = Path(chat).read_bytes()

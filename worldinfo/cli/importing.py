@@ -44,7 +44,7 @@ def _dump(value: JSONValue) -> bytes:
 
 
 def _print_problems(err: object) -> None:
-    from importers import LorebookImportError
+    from worldinfo.importers import LorebookImportError
 
     assert isinstance(err, LorebookImportError)
     print(f"{err.file}: cannot import as {err.format}:", file=sys.stderr)
@@ -54,8 +54,8 @@ def _print_problems(err: object) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     """Convert one file; exit 1 (with the problem list) when it cannot be imported."""
-    import importers
-    from importers.export import card_json, png_card_bytes, world_json, write_atomic
+    from worldinfo import importers
+    from worldinfo.importers.export import card_json, png_card_bytes, world_json, write_atomic
 
     try:
         imp = importers.load(args.file, trust=not args.untrusted)
@@ -93,7 +93,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     """Check each file; print its problems; exit 1 when any file has problems."""
-    import importers
+    from worldinfo import importers
 
     files: list[str] = args.files
     bad = 0

@@ -53,7 +53,7 @@ class _Loaded:
 
 
 def _load(files: Sequence[str]) -> _Loaded:
-    import importers
+    from worldinfo import importers
 
     read: list[tuple[str, list[Book]]] = []
     unreadable: list[tuple[str, Finding]] = []

@@ -48,7 +48,7 @@ def _first_diff(a: JSONValue, b: JSONValue, path: str = "$") -> str:
 @register("st-import-golden/1")
 def run(case: JSONValue, path: Path) -> Iterator[Outcome]:
     """Check one import golden file; yields ``import/<file stem>``."""
-    import importers  # the engine never imports importers; only this runner does
+    from worldinfo import importers  # the engine never imports importers; only this runner does
 
     case_id = f"import/{path.stem}"
     if case.get("input") == "inline":

@@ -9,11 +9,11 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from importers.errors import Problem, Reject, reject
-from importers.jsonread import decode_text, load_json
-from importers.limits import Limits
-from importers.png import TextChunk, text_chunks
 from worldinfo._js import JSONValue
+from worldinfo.importers.errors import Problem, Reject, reject
+from worldinfo.importers.jsonread import decode_text, load_json
+from worldinfo.importers.limits import Limits
+from worldinfo.importers.png import TextChunk, text_chunks
 
 ZIP_MAGIC = b"PK\x03\x04"
 

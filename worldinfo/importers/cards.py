@@ -6,9 +6,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from importers.convert import convert_character_book
-from importers.errors import reject
 from worldinfo._js import JSONValue, to_number, to_string, trim
+from worldinfo.importers.convert import convert_character_book
+from worldinfo.importers.errors import reject
 from worldinfo.types import Character
 
 CREATOR_PLACEHOLDER = "Creator's notes go here."

@@ -10,15 +10,15 @@ from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from importers.errors import Problem
 from worldinfo._js import JSONValue
+from worldinfo.importers.errors import Problem
 
 _HERE = Path(__file__).resolve().parent
 
 
 def schema_dir() -> Path:
     """Where the schema files are: next to the package (wheel) or at the repository root."""
-    for candidate in (_HERE / "schemas", _HERE.parent / "schemas"):
+    for candidate in (_HERE / "schemas", _HERE.parents[1] / "schemas"):
         if (candidate / "st-world.schema.json").is_file():
             return candidate
     raise FileNotFoundError("importers: schema files not found")

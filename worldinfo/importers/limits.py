@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from importers.errors import reject
+from worldinfo.importers.errors import reject
 
 MiB = 1024 * 1024
 

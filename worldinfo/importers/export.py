@@ -24,11 +24,6 @@ import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from importers.cards import card_data
-from importers.convert import convert_character_book
-from importers.errors import Reject
-from importers.limits import DEFAULT_LIMITS
-from importers.png import SIGNATURE, replace_text_chunks
 from worldinfo._js import (
     UNDEFINED,
     JSONValue,
@@ -40,6 +35,11 @@ from worldinfo._js import (
     to_string,
     truthy,
 )
+from worldinfo.importers.cards import card_data
+from worldinfo.importers.convert import convert_character_book
+from worldinfo.importers.errors import Reject
+from worldinfo.importers.limits import DEFAULT_LIMITS
+from worldinfo.importers.png import SIGNATURE, replace_text_chunks
 from worldinfo.types import Book, Character
 
 # (extension key, world-info field, SillyTavern export default, importer default)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from importers.errors import reject
 from worldinfo._js import JSONValue, reorder
+from worldinfo.importers.errors import reject
 
 # A string token, also an unterminated one (so the scan stays linear on hostile input).
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\Z)', re.DOTALL)

@@ -16,16 +16,16 @@ objects and PNG cards.
 
 from __future__ import annotations
 
-from importers.errors import LorebookImportError, Problem
-from importers.export import (
+from worldinfo.importers.errors import LorebookImportError, Problem
+from worldinfo.importers.export import (
     card_json,
     character_book,
     world_json,
     write_png_card,
 )
-from importers.limits import DEFAULT_LIMITS, Limits
-from importers.load import analyse, iter_problems, load
-from importers.model import FORMATS, Imported
+from worldinfo.importers.limits import DEFAULT_LIMITS, Limits
+from worldinfo.importers.load import analyse, iter_problems, load
+from worldinfo.importers.model import FORMATS, Imported
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from importers.errors import Problem, Reject, reject
-from importers.jsonread import decode_text, load_json
-from importers.limits import Limits
-from importers.schema import iter_schema_problems
 from worldinfo._js import JSONValue, to_string, truthy
+from worldinfo.importers.errors import Problem, Reject, reject
+from worldinfo.importers.jsonread import decode_text, load_json
+from worldinfo.importers.limits import Limits
+from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.types import Message
 
 

@@ -8,22 +8,22 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path, PurePath
 
-from importers.cards import read_card
-from importers.chat import ChatRead, read_jsonl, read_legacy
-from importers.convert import (
+from worldinfo._js import JSONValue
+from worldinfo.importers.cards import read_card
+from worldinfo.importers.chat import ChatRead, read_jsonl, read_legacy
+from worldinfo.importers.convert import (
     convert_agnai_memory_book,
     convert_character_book,
     convert_kobold_world_info,
     convert_novel_lorebook,
     convert_risu_lorebook,
 )
-from importers.detect import Sniffed, guess_format, sniff
-from importers.errors import LorebookImportError, Problem, Reject, reject
-from importers.limits import DEFAULT_LIMITS, Limits
-from importers.model import Imported
-from importers.schema import iter_schema_problems
-from importers.trust import neutralise
-from worldinfo._js import JSONValue
+from worldinfo.importers.detect import Sniffed, guess_format, sniff
+from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
+from worldinfo.importers.limits import DEFAULT_LIMITS, Limits
+from worldinfo.importers.model import Imported
+from worldinfo.importers.schema import iter_schema_problems
+from worldinfo.importers.trust import neutralise
 from worldinfo.types import Book, Character, Entry, Origin
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from importers.errors import Problem, Reject, reject
-from importers.limits import Limits, inflate
+from worldinfo.importers.errors import Problem, Reject, reject
+from worldinfo.importers.limits import Limits, inflate
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("chara", "ccv3")

@@ -12,8 +12,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from importers.errors import Reject, reject
 from worldinfo._js import UNDEFINED, JSONValue, coalesce, to_string, trim, truthy
+from worldinfo.importers.errors import Reject, reject
 from worldinfo.types import ENTRY_TEMPLATE
 
 World = dict[str, JSONValue]
