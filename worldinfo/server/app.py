@@ -1,0 +1,298 @@
+"""The HTTP layer: Starlette routes over ``handlers``, with the safety defaults.
+
+Every request but ``/v1/health`` and ``/openapi.json`` needs the bearer token when the server
+has tokens; a token's hash is the caller's principal, and every id a request names is looked
+up under that principal only (ids are 128-bit random as well). Bodies are read up to a byte
+limit. Work runs in a bounded thread pool; requests for one session queue on a lock in the
+worker before they reach the database's own lock. Nothing from a request is used as a path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from worldinfo.importers import Limits, LorebookImportError, Problem
+from worldinfo.server import handlers as h
+from worldinfo.server.service import Busy, Service
+from worldinfo.server.storage import NotFound, open_storage
+from worldinfo.server.wire import RequestError, openapi
+
+log = logging.getLogger(__name__)
+MiB = 1024 * 1024
+CONFIG_ENV = "WORLDINFO_SERVE_CONFIG"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerConfig:
+    """How one worker runs.
+
+    Args:
+        database: a SQLite file path or a ``postgresql://`` DSN.
+        token_hashes: SHA-256 hex digests of the accepted bearer tokens (empty: no token).
+        max_body: the largest JSON body accepted, in bytes.
+        max_upload: the largest upload accepted, in bytes (also the importers' file bound).
+        threads: how many requests one worker runs at once.
+    """
+
+    database: str
+    token_hashes: tuple[str, ...] = ()
+    max_body: int = 8 * MiB
+    max_upload: int = 16 * MiB
+    threads: int = 8
+
+    def to_json(self) -> str:
+        """The config as the environment passes it to worker processes."""
+        return json.dumps(
+            {
+                "database": self.database,
+                "token_hashes": list(self.token_hashes),
+                "max_body": self.max_body,
+                "max_upload": self.max_upload,
+                "threads": self.threads,
+            }
+        )
+
+
+class HttpError(Exception):
+    """An error with its HTTP status and JSON body."""
+
+    def __init__(self, status: int, kind: str, message: str, **extra: Any) -> None:
+        self.status = status
+        self.body = {"error": {"type": kind, "message": message, **extra}}
+        super().__init__(message)
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a bearer token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _problems(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
+    return [{"json_path": p.json_path, "message": p.message} for p in problems]
+
+
+def error_response(exc: BaseException) -> JSONResponse:
+    """The JSON error response for an exception raised by a handler."""
+    if isinstance(exc, HttpError):
+        return JSONResponse(exc.body, status_code=exc.status)
+    if isinstance(exc, RequestError):
+        body = {"type": "RequestError", "message": str(exc), "problems": _problems(exc.problems)}
+        return JSONResponse({"error": body}, status_code=400)
+    if isinstance(exc, LorebookImportError):
+        body = {
+            "type": "LorebookImportError",
+            "message": str(exc),
+            "file": exc.file,
+            "format": exc.format,
+            "problems": _problems(exc.problems),
+        }
+        return JSONResponse({"error": body}, status_code=422)
+    if isinstance(exc, NotFound):
+        return JSONResponse({"error": {"type": "NotFound", "message": str(exc)}}, status_code=404)
+    if isinstance(exc, Busy):
+        return JSONResponse({"error": {"type": "Busy", "message": str(exc)}}, status_code=503)
+    log.exception("internal error", exc_info=exc)
+    message = f"internal error (please report): {type(exc).__name__}"
+    return JSONResponse({"error": {"type": "InternalError", "message": message}}, status_code=500)
+
+
+class Server:
+    """One worker's state: the service, the token hashes, the per-session locks."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        limits = Limits(max_file_bytes=config.max_upload)
+        self.service = Service(open_storage(config.database), limits=limits)
+        self.limiter = anyio.CapacityLimiter(config.threads)
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    def owner(self, request: Request) -> str:
+        """The caller's principal (raises 401 without a valid token)."""
+        if not self.config.token_hashes:
+            return ""
+        auth = request.headers.get("authorization", "")
+        scheme, _, token = auth.partition(" ")
+        if scheme.lower() == "bearer" and token:
+            digest = token_hash(token.strip())
+            for known in self.config.token_hashes:
+                if hmac.compare_digest(digest, known):
+                    return digest[:32]
+        raise HttpError(401, "Unauthorized", "a valid bearer token is required")
+
+    async def body(self, request: Request, *, limit: int) -> bytes:
+        """The request body, refused past ``limit`` bytes."""
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise HttpError(413, "PayloadTooLarge", f"body larger than {limit} bytes; refused")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise HttpError(413, "PayloadTooLarge", f"body larger than {limit} bytes; refused")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def json(self, request: Request) -> Any:
+        """The request body as JSON (``{}`` when empty)."""
+        raw = await self.body(request, limit=self.config.max_body)
+        if not raw.strip():
+            return {}
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            raise RequestError([Problem("$", f"not JSON: {exc}")]) from None
+
+    async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
+        """Run blocking work in the pool; one at a time per session in this worker."""
+        if session is None:
+            return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+        lock, users = self._locks.get(session, (asyncio.Lock(), 0))
+        self._locks[session] = (lock, users + 1)
+        try:
+            async with lock:
+                return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+        finally:
+            lock, users = self._locks[session]
+            if users <= 1:
+                del self._locks[session]
+            else:
+                self._locks[session] = (lock, users - 1)
+
+
+def _upload_name(raw: str | None) -> str:
+    """A label for an upload: the last path part, printable, at most 255 characters."""
+    name = (raw or "upload").replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(c for c in name if c.isprintable())[:255]
+    return name if name.strip(". ") else "upload"
+
+
+def routes(server: Server) -> list[Route]:
+    """Every route of the API (``openapi.json`` documents the same set)."""
+    svc = server.service
+
+    def endpoint(
+        work: Callable[[Request, str], Awaitable[tuple[int, Any]]],
+        *,
+        public: bool = False,
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
+            try:
+                owner = "" if public else server.owner(request)
+                status, out = await work(request, owner)
+            except Exception as exc:  # noqa: BLE001 - every error becomes a JSON response
+                return error_response(exc)
+            if status == 204:
+                return Response(status_code=204)
+            return JSONResponse(out, status_code=status)
+
+        return handle
+
+    async def health(request: Request, owner: str) -> tuple[int, Any]:
+        return 200, {"status": "ok", "pid": os.getpid()}
+
+    async def document(request: Request, owner: str) -> tuple[int, Any]:
+        return 200, openapi()
+
+    async def imports(request: Request, owner: str) -> tuple[int, Any]:
+        if request.method == "GET":
+            return 200, await server.run(partial(h.list_uploads, svc, owner))
+        raw = await server.body(request, limit=server.config.max_upload)
+        name = _upload_name(request.query_params.get("name"))
+        trust = request.query_params.get("trust", "false").lower() in ("1", "true", "yes")
+        work = partial(h.import_upload, svc, owner, raw, name=name, trust=trust)
+        return 201, await server.run(work)
+
+    async def sessions(request: Request, owner: str) -> tuple[int, Any]:
+        body = await server.json(request)
+        return 201, await server.run(partial(h.create_session, svc, owner, body))
+
+    async def session(request: Request, owner: str) -> tuple[int, Any]:
+        sid = request.path_params["session_id"]
+        if request.method == "DELETE":
+            await server.run(partial(svc.storage.delete_session, owner, sid), session=sid)
+            return 204, None
+        row = await server.run(partial(svc.storage.session, owner, sid))
+        return 200, h.session_json(row)
+
+    def on_session(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
+        async def work(request: Request, owner: str) -> tuple[int, Any]:
+            sid = request.path_params["session_id"]
+            if request.method == "GET":
+                return 200, await server.run(partial(fn, svc, owner, sid))
+            body = await server.json(request)
+            return 200, await server.run(partial(fn, svc, owner, sid, body), session=sid)
+
+        return work
+
+    def on_memory(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
+        async def work(request: Request, owner: str) -> tuple[int, Any]:
+            body = await server.json(request)
+            return 200, await server.run(
+                partial(fn, svc, owner, request.path_params["store_id"], body)
+            )
+
+        return work
+
+    async def memories(request: Request, owner: str) -> tuple[int, Any]:
+        body = await server.json(request)
+        return 201, await server.run(partial(h.create_memory, svc, owner, body))
+
+    async def metadata(request: Request, owner: str) -> tuple[int, Any]:
+        fn = h.get_metadata if request.method == "GET" else h.put_metadata
+        return await on_session(fn)(request, owner)
+
+    s = "/v1/sessions/{session_id}"
+    return [
+        Route("/v1/health", endpoint(health, public=True)),
+        Route("/openapi.json", endpoint(document, public=True)),
+        Route("/v1/imports", endpoint(imports), methods=["GET", "POST"]),
+        Route("/v1/sessions", endpoint(sessions), methods=["POST"]),
+        Route(s, endpoint(session), methods=["GET", "DELETE"]),
+        Route(s + "/generate", endpoint(on_session(h.generate)), methods=["POST"]),
+        Route(s + "/explain", endpoint(on_session(h.explain)), methods=["POST"]),
+        Route(s + "/messages", endpoint(on_session(h.add_messages)), methods=["POST"]),
+        Route(s + "/metadata", endpoint(metadata), methods=["GET", "PUT"]),
+        Route(s + "/metadata/reset", endpoint(on_session(h.reset_metadata)), methods=["POST"]),
+        Route("/v1/memories", endpoint(memories), methods=["POST"]),
+        Route("/v1/memories/{store_id}/ingest", endpoint(on_memory(h.ingest)), methods=["POST"]),
+        Route("/v1/memories/{store_id}/query", endpoint(on_memory(h.query)), methods=["POST"]),
+    ]
+
+
+def create_app(config: ServerConfig) -> Starlette:
+    """The ASGI application for one worker."""
+    server = Server(config)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        server.service.storage.close()
+
+    app = Starlette(routes=routes(server), lifespan=lifespan)
+    app.state.server = server
+    return app
+
+
+def app_from_env() -> Starlette:
+    """The application built from ``$WORLDINFO_SERVE_CONFIG`` (uvicorn's factory, per worker)."""
+    data = json.loads(os.environ[CONFIG_ENV])
+    data["token_hashes"] = tuple(data.get("token_hashes", ()))
+    return create_app(ServerConfig(**data))
