@@ -1,4 +1,5 @@
-"""A small example lorebook and chat, written for worldinfo (MIT), used by ``worldinfo demo``."""
+"""A small example lorebook and chat, written for worldinfo (MIT), used by ``worldinfo demo``;
+``archivist-card.json`` is the same book in a V2 character card (the ``serve`` walk-through)."""
 
 from __future__ import annotations
 
