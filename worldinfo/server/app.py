@@ -198,10 +198,15 @@ def routes(server: Server) -> list[Route]:
                 owner = "" if public else server.owner(request)
                 status, out = await work(request, owner)
             except Exception as exc:  # noqa: BLE001 - every error becomes a JSON response
-                return error_response(exc)
-            if status == 204:
-                return Response(status_code=204)
-            return JSONResponse(out, status_code=status)
+                response: Response = error_response(exc)
+            else:
+                response = (
+                    Response(status_code=204)
+                    if status == 204
+                    else JSONResponse(out, status_code=status)
+                )
+            response.headers["x-worldinfo-worker"] = str(os.getpid())
+            return response
 
         return handle
 
