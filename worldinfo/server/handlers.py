@@ -65,10 +65,15 @@ def create_session(svc: Service, owner: str, body: JSONValue) -> Obj:
     return session_json(svc.create_session(owner, check_body("SessionCreate", body)))
 
 
-def result_json(session: Session, result: ScanResult, *, row: SessionRow, trace: bool) -> Obj:
-    """A generation's result, as ``worldinfo scan --json`` prints it, plus the session's turn."""
+def result_json(
+    session: Session, result: ScanResult, *, row: SessionRow, trace: bool, entries: bool
+) -> Obj:
+    """A generation's result as ``worldinfo scan --json`` prints it (the activated entries'
+    fields only with ``entries``; their titles always), plus the session's turn."""
     out = result.to_json()
-    out["activated_entries"] = [canonical(dict(e)) for e in result.activated]
+    out["titles"] = [str(e.get("comment") or "") for e in result.activated]
+    if entries:
+        out["activated_entries"] = [canonical(dict(e)) for e in result.activated]
     out["chat_metadata"] = canonical_object(session.chat_metadata)
     out["session"] = row.id
     out["turn"] = row.turn + 1
@@ -84,6 +89,7 @@ def generate(svc: Service, owner: str, session_id: str, body: JSONValue) -> Obj:
     force = [(str(w), u) for w, u in req.get("force_activate") or []]
     trace = bool(req.get("trace", False))
     dry = bool(req.get("dry_run", False))
+    entries = bool(req.get("entries", False))
 
     def run(session: Session, row: SessionRow) -> Obj:
         result = session.generate(
@@ -94,7 +100,7 @@ def generate(svc: Service, owner: str, session_id: str, body: JSONValue) -> Obj:
             force_activate=force,
             trace=trace,
         )
-        return result_json(session, result, row=row, trace=trace)
+        return result_json(session, result, row=row, trace=trace, entries=entries)
 
     if dry:
         return svc.peek(owner, session_id, run)

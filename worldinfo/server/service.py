@@ -93,11 +93,14 @@ class Service:
         return row
 
     def imported(self, row: BookRow) -> Imported:
-        """The upload as imported, from this worker's cache when it has it."""
-        return self.uploads.get(
-            (row.sha256, row.trust),
-            lambda: importers.load(row.raw, name=row.name, trust=row.trust, limits=self.limits),
-        )
+        """The upload as imported, from this worker's cache when it has it (a row read
+        without its bytes is read again with them on a miss)."""
+
+        def load() -> Imported:
+            raw = row.raw or self.storage.book(row.owner, row.id).raw
+            return importers.load(raw, name=row.name, trust=row.trust, limits=self.limits)
+
+        return self.uploads.get((row.sha256, row.trust), load)
 
     def resolve(self, owner: str, config: Mapping[str, JSONValue]) -> Loaded:
         """Books and character of a session config (raises ``NotFound``)."""
@@ -107,7 +110,7 @@ class Service:
         ids = config.get("books") or []
         assert isinstance(ids, list)
         for book_id in ids:
-            row = self.storage.book(owner, str(book_id))
+            row = self.storage.book(owner, str(book_id), raw=False)
             key.append((row.sha256, row.trust))
             for book in self.imported(row).books:
                 books[book.name] = book
@@ -115,7 +118,7 @@ class Service:
         character = None
         card = config.get("character")
         if isinstance(card, str):
-            row = self.storage.book(owner, card)
+            row = self.storage.book(owner, card, raw=False)
             key.append((row.sha256, row.trust))
             imported = self.imported(row)
             character = imported.character

@@ -20,7 +20,6 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, Protocol
 
 from worldinfo._js import JSONValue
@@ -179,31 +178,35 @@ class SqlStorage:
                 + (time.time(),),
             )
 
-    def _book_rows(self, where: str, params: tuple[Any, ...]) -> list[BookRow]:
+    def _book_rows(self, where: str, params: tuple[Any, ...], *, raw: bool = True) -> list[BookRow]:
         cur = self.x(
-            "SELECT id, owner, sha256, name, format, trust, raw FROM wi_books WHERE "
-            + where
-            + " ORDER BY created, id",
+            f"SELECT id, owner, sha256, name, format, trust, {'raw' if raw else 'NULL'}"
+            " FROM wi_books WHERE " + where + " ORDER BY created, id",
             params,
         )
         return [
             BookRow(
-                id=r[0], owner=r[1], sha256=r[2], name=r[3], format=r[4], trust=bool(r[5]), raw=r[6]
+                id=r[0],
+                owner=r[1],
+                sha256=r[2],
+                name=r[3],
+                format=r[4],
+                trust=bool(r[5]),
+                raw=bytes(r[6] or b""),
             )
             for r in cur.fetchall()
         ]
 
-    def book(self, owner: str, book_id: str) -> BookRow:
-        """An upload by id (raises ``NotFound``)."""
-        rows = self._book_rows("owner = ? AND id = ?", (owner, book_id))
+    def book(self, owner: str, book_id: str, *, raw: bool = True) -> BookRow:
+        """An upload by id (raises ``NotFound``); ``raw=False`` leaves ``raw`` empty."""
+        rows = self._book_rows("owner = ? AND id = ?", (owner, book_id), raw=raw)
         if not rows:
             raise NotFound("book", book_id)
-        row = rows[0]
-        return replace(row, raw=bytes(row.raw))
+        return rows[0]
 
     def books(self, owner: str) -> list[BookRow]:
-        """The owner's uploads, oldest first."""
-        return self._book_rows("owner = ?", (owner,))
+        """The owner's uploads, oldest first (without their bytes)."""
+        return self._book_rows("owner = ?", (owner,), raw=False)
 
     # --- sessions ------------------------------------------------------------------------
 

@@ -143,8 +143,8 @@ class Storage(Protocol):
         """Store an upload."""
         ...
 
-    def book(self, owner: str, book_id: str) -> BookRow:
-        """An upload by id (raises ``NotFound``)."""
+    def book(self, owner: str, book_id: str, *, raw: bool = True) -> BookRow:
+        """An upload by id (raises ``NotFound``); ``raw=False`` leaves ``raw`` empty."""
         ...
 
     def books(self, owner: str) -> list[BookRow]:
