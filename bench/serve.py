@@ -9,7 +9,9 @@ PostgreSQL database), imports two books -- the 5,000-entry book of
 start) and the bundled example card ``archivist-card.json`` -- and for every worker count
 and session count opens that many sessions, each a client that sends generations one after
 another (append one user message, scan), until N requests are done or S seconds passed.
-Every session is warmed first (each worker prepares the book once; that cost is reported
+With ``--think-ms`` each session pauses that long between its requests, as a chat does while
+its user reads and the model writes; 0 sends back to back (the saturation case, where the
+latency is mostly queueing). Every session is warmed first (each worker prepares the book once; that cost is reported
 separately). Latencies are measured by the client, per request, in the same run.
 """
 
@@ -86,11 +88,19 @@ def _books(client: httpx.Client) -> dict[str, dict[str, Any]]:
 
 
 async def _client(
-    c: httpx.AsyncClient, sid: str, texts: list[str], budget: list[int], stop: float
+    c: httpx.AsyncClient,
+    sid: str,
+    texts: list[str],
+    budget: list[int],
+    *,
+    stop: float,
+    think: float,
 ) -> list[float]:
     out = []
     n = 0
     while budget[0] > 0 and time.monotonic() < stop:
+        if n and think:
+            await asyncio.sleep(think)
         budget[0] -= 1
         msg = {"name": "User", "is_user": True, "mes": texts[n % len(texts)]}
         t0 = time.perf_counter()
@@ -102,7 +112,9 @@ async def _client(
     return out
 
 
-async def _run(url: str, book: dict[str, Any], sessions: int, args: argparse.Namespace) -> str:
+async def _run(
+    url: str, book: dict[str, Any], sessions: int, think_ms: int, args: argparse.Namespace
+) -> str:
     limits = httpx.Limits(max_connections=sessions + 5)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as c:
         sids = []
@@ -117,15 +129,18 @@ async def _run(url: str, book: dict[str, Any], sessions: int, args: argparse.Nam
         stop = time.monotonic() + args.seconds
         t0 = time.perf_counter()
         runs = await asyncio.gather(
-            *(_client(c, s, book["messages"], budget, stop) for s in sids)
+            *(
+                _client(c, s, book["messages"], budget, stop=stop, think=think_ms / 1000)
+                for s in sids
+            )
         )
         elapsed = time.perf_counter() - t0
     lat = sorted(x for run in runs for x in run)
     p50 = statistics.median(lat) * 1000
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
     return (
-        f"{sessions:>8} {len(lat):>8} {p50:>9.1f} {p99:>9.1f} {len(lat) / elapsed:>9.1f}"
-        f" {warm_s:>9.1f}"
+        f"{sessions:>9} {think_ms:>9} {len(lat):>8} {p50:>7.1f} {p99:>8.1f}"
+        f" {len(lat) / elapsed:>8.1f} {warm_s:>8.1f}"
     )
 
 
@@ -136,6 +151,12 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=30.0, help="time bound per configuration")
     p.add_argument("--sessions", default="1,10,50")
     p.add_argument("--workers", default="1,2")
+    p.add_argument(
+        "--think-ms",
+        default="0,1000",
+        help="pause of each session between its requests (0: back to back, the saturation "
+        "case; a chat's user waits for the model between turns)",
+    )
     p.add_argument("--db", default=None, help="a PostgreSQL DSN (default: a temporary SQLite file)")
     args = p.parse_args()
     counts = [int(x) for x in args.sessions.split(",")]
@@ -148,10 +169,13 @@ def main() -> None:
                 with httpx.Client(base_url=url, timeout=300) as client:
                     books = _books(client)
                 for label, book in books.items():
-                    print(f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}")
-                    print(" sessions requests   p50(ms)   p99(ms)     req/s   warm(s)")
-                    for n in counts:
-                        print(asyncio.run(_run(url, book, n, args)), flush=True)
+                    print(
+                        f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"
+                    )
+                    print(" sessions think(ms) requests p50(ms)  p99(ms)    req/s  warm(s)")
+                    for think in (int(x) for x in args.think_ms.split(",")):
+                        for n in counts:
+                            print(asyncio.run(_run(url, book, n, think, args)), flush=True)
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)

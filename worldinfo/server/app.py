@@ -28,10 +28,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from worldinfo.importers import Limits, LorebookImportError, Problem
+from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
-from worldinfo.server.service import Busy, Service
-from worldinfo.server.storage import NotFound, open_storage
+from worldinfo.server.errors import HttpError, error_response
+from worldinfo.server.service import Service
+from worldinfo.server.storage import open_storage
 from worldinfo.server.wire import RequestError, openapi
 
 log = logging.getLogger(__name__)
@@ -70,47 +71,9 @@ class ServerConfig:
         )
 
 
-class HttpError(Exception):
-    """An error with its HTTP status and JSON body."""
-
-    def __init__(self, status: int, kind: str, message: str, **extra: Any) -> None:
-        self.status = status
-        self.body = {"error": {"type": kind, "message": message, **extra}}
-        super().__init__(message)
-
-
 def token_hash(token: str) -> str:
     """The stored form of a bearer token."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def _problems(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
-    return [{"json_path": p.json_path, "message": p.message} for p in problems]
-
-
-def error_response(exc: BaseException) -> JSONResponse:
-    """The JSON error response for an exception raised by a handler."""
-    if isinstance(exc, HttpError):
-        return JSONResponse(exc.body, status_code=exc.status)
-    if isinstance(exc, RequestError):
-        body = {"type": "RequestError", "message": str(exc), "problems": _problems(exc.problems)}
-        return JSONResponse({"error": body}, status_code=400)
-    if isinstance(exc, LorebookImportError):
-        body = {
-            "type": "LorebookImportError",
-            "message": str(exc),
-            "file": exc.file,
-            "format": exc.format,
-            "problems": _problems(exc.problems),
-        }
-        return JSONResponse({"error": body}, status_code=422)
-    if isinstance(exc, NotFound):
-        return JSONResponse({"error": {"type": "NotFound", "message": str(exc)}}, status_code=404)
-    if isinstance(exc, Busy):
-        return JSONResponse({"error": {"type": "Busy", "message": str(exc)}}, status_code=503)
-    log.exception("internal error", exc_info=exc)
-    message = f"internal error (please report): {type(exc).__name__}"
-    return JSONResponse({"error": {"type": "InternalError", "message": message}}, status_code=500)
 
 
 class Server:

@@ -13,6 +13,7 @@ from worldinfo._js import JSONValue, canonical
 from worldinfo.cli.explain import render_trace, trace_json
 from worldinfo.importers import Imported
 from worldinfo.result import ScanResult
+from worldinfo.server.memory import PersistedMemory
 from worldinfo.server.service import Service, memory_settings_json, new_id
 from worldinfo.server.storage import BookRow, MemoryRow, SessionRow
 from worldinfo.server.wire import canonical_object, check_body, message_from
@@ -180,26 +181,21 @@ def create_memory(svc: Service, owner: str, body: JSONValue) -> Obj:
 def ingest(svc: Service, owner: str, store_id: str, body: JSONValue) -> Obj:
     """Ingest exchanges (or a whole chat, kept in step like a live session) into a store."""
     req = check_body("IngestRequest", body)
-    with svc.storage.memory_tx(owner, store_id) as tx:
-        try:
-            with svc.memories.checkout(tx, store_id) as store:
-                ingested = deleted = 0
-                for ex in req.get("exchanges") or []:
-                    assert isinstance(ex, dict)
-                    rec = store.ingest(
-                        str(ex["user"]), str(ex["reply"]), source_ref=str(ex["source_ref"])
-                    )
-                    ingested += rec is not None
-                chat = req.get("chat")
-                if isinstance(chat, list):
-                    sync = ChatSync(store, chat_id=str(req.get("chat_id", "chat")), adopt=False)
-                    n, deleted = sync.sync([message_from(m) for m in chat if isinstance(m, dict)])
-                    ingested += n
-                records = len(store)
-        except BaseException:
-            svc.memories.forget(store_id)
-            raise
-    return {"id": store_id, "ingested": ingested, "deleted": deleted, "records": records}
+
+    def run(store: PersistedMemory) -> Obj:
+        ingested = deleted = 0
+        for ex in req.get("exchanges") or []:
+            assert isinstance(ex, dict)
+            rec = store.ingest(str(ex["user"]), str(ex["reply"]), source_ref=str(ex["source_ref"]))
+            ingested += rec is not None
+        chat = req.get("chat")
+        if isinstance(chat, list):
+            sync = ChatSync(store, chat_id=str(req.get("chat_id", "chat")), adopt=False)
+            n, deleted = sync.sync([message_from(m) for m in chat if isinstance(m, dict)])
+            ingested += n
+        return {"id": store_id, "ingested": ingested, "deleted": deleted, "records": len(store)}
+
+    return svc.memory_op(owner, store_id, run)
 
 
 def retrieval_json(r: Retrieval, divisor: int) -> Obj:
@@ -224,13 +220,15 @@ def retrieval_json(r: Retrieval, divisor: int) -> Obj:
 def query(svc: Service, owner: str, store_id: str, body: JSONValue) -> Obj:
     """Query a store: keywords, scores and the pick for a message."""
     req = check_body("QueryRequest", body)
-    with svc.storage.memory_tx(owner, store_id) as tx, svc.memories.checkout(tx, store_id) as store:
-        lore_keys = [str(k) for k in req.get("lore") or []]
+    lore_keys = [str(k) for k in req.get("lore") or []]
+
+    def run(store: PersistedMemory) -> Obj:
         lore = lore_tokens(lore_keys, punctuation=store.settings.punctuation)
-        r = store.retrieve(
-            str(req["text"]), str(req.get("previous", "")), lore=lore, top=_int(req, "top", 5)
-        )
+        text, previous = str(req["text"]), str(req.get("previous", ""))
+        r = store.retrieve(text, previous, lore=lore, top=_int(req, "top", 5))
         return retrieval_json(r, store.settings.length_divisor)
+
+    return svc.memory_op(owner, store_id, run)
 
 
 def _int(req: Mapping[str, JSONValue], key: str, default: int) -> int:

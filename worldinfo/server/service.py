@@ -208,6 +208,23 @@ class Service:
                     self.memories.forget(store_id)
         raise Busy(f"session {session_id} is changing too fast; retry")
 
+    def memory_op(self, owner: str, store_id: str, fn: Callable[[PersistedMemory], T]) -> T:
+        """Run ``fn`` on a memory store in one transaction (rerun on a conflicting write)."""
+        for _ in range(RETRIES):
+            try:
+                with (
+                    self.storage.memory_tx(owner, store_id) as tx,
+                    self.memories.checkout(tx, store_id) as store,
+                ):
+                    out = fn(store)
+                return out
+            except Conflict:
+                self.memories.forget(store_id)
+            except BaseException:
+                self.memories.forget(store_id)
+                raise
+        raise Busy(f"memory store {store_id} is changing too fast; retry")
+
     @contextmanager
     def _session(
         self, tx: SessionTransaction, *, touched: list[str], write: bool = True

@@ -23,14 +23,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from worldinfo._js import JSONValue
-from worldinfo.server.storage import (
-    BookRow,
-    MemoryChanges,
-    MemoryRecordRow,
-    MemoryRow,
-    NotFound,
-    SessionRow,
-)
+from worldinfo.server.storage import BookRow, NotFound, SessionRow
 
 log = logging.getLogger(__name__)
 
@@ -265,61 +258,3 @@ class SqlStorage:
             cur = self.x("DELETE FROM wi_sessions WHERE owner = ? AND id = ?", (owner, session_id))
             if cur.rowcount == 0:
                 raise NotFound("session", session_id)
-
-    # --- memory stores -------------------------------------------------------------------
-
-    def create_memory(self, row: MemoryRow) -> None:
-        """Store a new, empty memory store."""
-        with self.tx(self._begin_write()):
-            self.x(
-                "INSERT INTO wi_memories (id, owner, settings, version) VALUES (?, ?, ?, ?)",
-                (row.id, row.owner, dumps(row.settings), row.version),
-            )
-
-    def read_memory(self, owner: str, store_id: str, *, lock: bool = False) -> MemoryRow:
-        """A memory store's head (raises ``NotFound``)."""
-        cur = self.x(
-            "SELECT id, owner, settings, version FROM wi_memories WHERE owner = ? AND id = ?"
-            + (self._lock_suffix() if lock else ""),
-            (owner, store_id),
-        )
-        r = cur.fetchone()
-        if r is None:
-            raise NotFound("memory store", store_id)
-        return MemoryRow(id=r[0], owner=r[1], settings=json.loads(r[2]), version=int(r[3]))
-
-    def memory_head(self, owner: str, store_id: str) -> MemoryRow:
-        """A memory store's head without locking (raises ``NotFound``)."""
-        return self.read_memory(owner, store_id)
-
-    def read_records(self, store_id: str) -> list[MemoryRecordRow]:
-        """Every live record of a store, oldest first."""
-        cur = self.x(
-            "SELECT id, source_ref, user_text, reply FROM wi_memory_records"
-            " WHERE store_id = ? ORDER BY id",
-            (store_id,),
-        )
-        return [
-            MemoryRecordRow(id=int(r[0]), source_ref=r[1], user=r[2], reply=r[3])
-            for r in cur.fetchall()
-        ]
-
-    def memory_records(self, owner: str, store_id: str) -> list[MemoryRecordRow]:
-        """Every live record of a store, oldest first (raises ``NotFound``)."""
-        self.read_memory(owner, store_id)
-        return self.read_records(store_id)
-
-    def write_memory(self, store_id: str, changes: MemoryChanges, *, version: int) -> None:
-        """Apply ``changes`` and set the store's version to ``version + 1``."""
-        for ref in changes.deleted:
-            self.x(
-                "DELETE FROM wi_memory_records WHERE store_id = ? AND source_ref = ?",
-                (store_id, ref),
-            )
-        for rec in changes.added:
-            self.x(
-                "INSERT INTO wi_memory_records (store_id, id, source_ref, user_text, reply)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (store_id, rec.id, rec.source_ref, rec.user, rec.reply),
-            )
-        self.x("UPDATE wi_memories SET version = ? WHERE id = ?", (version + 1, store_id))

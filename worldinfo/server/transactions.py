@@ -1,4 +1,5 @@
-"""Session and memory-store transactions: locking (PostgreSQL) or optimistic (SQLite).
+"""Session and memory-store transactions: locking (PostgreSQL) or optimistic (SQLite);
+and the memory-store tables they read and write.
 
 See ``sql``'s docstring for the two kinds. Both keep the contract of ``storage``: a
 transaction commits on top of exactly the state it read, or changes nothing (an error in the
@@ -7,17 +8,24 @@ body rolls back; an optimistic commit that finds a moved version raises ``Confli
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from worldinfo.server.sql import Conflict, SqlStorage
-from worldinfo.server.storage import MemoryChanges, MemoryRecordRow, MemoryRow, SessionRow
+from worldinfo.server.sql import Conflict, SqlStorage, dumps
+from worldinfo.server.storage import (
+    MemoryChanges,
+    MemoryRecordRow,
+    MemoryRow,
+    NotFound,
+    SessionRow,
+)
 
 
 class SqlTransaction:
     """One transaction; ``row`` is the locked session (``None`` for a memory transaction)."""
 
-    def __init__(self, storage: SqlStorage, owner: str) -> None:
+    def __init__(self, storage: TransactionalStorage, owner: str) -> None:
         self.storage = storage
         self.owner = owner
         self._row: SessionRow | None = None
@@ -95,7 +103,9 @@ class SqlTransaction:
 
 
 @contextmanager
-def session_tx(storage: SqlStorage, owner: str, session_id: str) -> Iterator[SqlTransaction]:
+def session_tx(
+    storage: TransactionalStorage, owner: str, session_id: str
+) -> Iterator[SqlTransaction]:
     """Lock (or snapshot) one session for a read-modify-write."""
     tx = SqlTransaction(storage, owner)
     if storage.locking:
@@ -109,7 +119,7 @@ def session_tx(storage: SqlStorage, owner: str, session_id: str) -> Iterator[Sql
 
 
 @contextmanager
-def memory_tx(storage: SqlStorage, owner: str, store_id: str) -> Iterator[SqlTransaction]:
+def memory_tx(storage: TransactionalStorage, owner: str, store_id: str) -> Iterator[SqlTransaction]:
     """A transaction on one memory store (raises ``NotFound``)."""
     tx = SqlTransaction(storage, owner)
     if storage.locking:
@@ -123,7 +133,65 @@ def memory_tx(storage: SqlStorage, owner: str, store_id: str) -> Iterator[SqlTra
 
 
 class TransactionalStorage(SqlStorage):
-    """``SqlStorage`` with the contract's two transaction methods."""
+    """``SqlStorage`` with the memory-store tables and the contract's two transactions."""
+
+    # --- memory stores -------------------------------------------------------------------
+
+    def create_memory(self, row: MemoryRow) -> None:
+        """Store a new, empty memory store."""
+        with self.tx(self._begin_write()):
+            self.x(
+                "INSERT INTO wi_memories (id, owner, settings, version) VALUES (?, ?, ?, ?)",
+                (row.id, row.owner, dumps(row.settings), row.version),
+            )
+
+    def read_memory(self, owner: str, store_id: str, *, lock: bool = False) -> MemoryRow:
+        """A memory store's head (raises ``NotFound``)."""
+        cur = self.x(
+            "SELECT id, owner, settings, version FROM wi_memories WHERE owner = ? AND id = ?"
+            + (self._lock_suffix() if lock else ""),
+            (owner, store_id),
+        )
+        r = cur.fetchone()
+        if r is None:
+            raise NotFound("memory store", store_id)
+        return MemoryRow(id=r[0], owner=r[1], settings=json.loads(r[2]), version=int(r[3]))
+
+    def memory_head(self, owner: str, store_id: str) -> MemoryRow:
+        """A memory store's head without locking (raises ``NotFound``)."""
+        return self.read_memory(owner, store_id)
+
+    def read_records(self, store_id: str) -> list[MemoryRecordRow]:
+        """Every live record of a store, oldest first."""
+        cur = self.x(
+            "SELECT id, source_ref, user_text, reply FROM wi_memory_records"
+            " WHERE store_id = ? ORDER BY id",
+            (store_id,),
+        )
+        return [
+            MemoryRecordRow(id=int(r[0]), source_ref=r[1], user=r[2], reply=r[3])
+            for r in cur.fetchall()
+        ]
+
+    def memory_records(self, owner: str, store_id: str) -> list[MemoryRecordRow]:
+        """Every live record of a store, oldest first (raises ``NotFound``)."""
+        self.read_memory(owner, store_id)
+        return self.read_records(store_id)
+
+    def write_memory(self, store_id: str, changes: MemoryChanges, *, version: int) -> None:
+        """Apply ``changes`` and set the store's version to ``version + 1``."""
+        for ref in changes.deleted:
+            self.x(
+                "DELETE FROM wi_memory_records WHERE store_id = ? AND source_ref = ?",
+                (store_id, ref),
+            )
+        for rec in changes.added:
+            self.x(
+                "INSERT INTO wi_memory_records (store_id, id, source_ref, user_text, reply)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (store_id, rec.id, rec.source_ref, rec.user, rec.reply),
+            )
+        self.x("UPDATE wi_memories SET version = ? WHERE id = ?", (version + 1, store_id))
 
     def session_tx(self, owner: str, session_id: str) -> AbstractContextManager[SqlTransaction]:
         """Lock (or snapshot) a session for one read-modify-write (see ``session_tx``)."""
