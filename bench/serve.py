@@ -68,6 +68,7 @@ def _books(client: httpx.Client) -> dict[str, dict[str, Any]]:
     raw = json.dumps(case["books"][name]).encode("utf-8")
     big = client.post("/v1/imports", content=raw, params={"name": f"{name}.json"}, timeout=300)
     card = client.post("/v1/imports", content=CARD.read_bytes(), params={"name": CARD.name})
+    uploads = {big.json()["id"]: raw, card.json()["id"]: CARD.read_bytes()}
     users = [m["mes"] for m in case["chat"] if m.get("is_user")]
     return {
         "large book": {
@@ -79,10 +80,12 @@ def _books(client: httpx.Client) -> dict[str, dict[str, Any]]:
                 "max_context": case["max_context"],
             },
             "messages": users,
+            "raw": uploads,
         },
         "small card": {
             "session": {"character": card.json()["id"], "settings": {"recursive": True}},
             "messages": ["The ferry docks at Emberfall.", "Is that the Ashen guild?"],
+            "raw": uploads,
         },
     }
 
@@ -144,6 +147,44 @@ async def _run(
     )
 
 
+def _library_p50(book: dict[str, Any], n: int) -> float:
+    """The same generations through the library in this process (no HTTP, no database)."""
+    from worldinfo import importers
+    from worldinfo.session import Session
+    from worldinfo.types import Message, Persona, Settings
+
+    cfg = book["session"]
+    books, names, character = {}, [], None
+    for up_id in [*cfg.get("books", []), cfg.get("character")]:
+        if up_id is None:
+            continue
+        raw = book["raw"][up_id]
+        imported = importers.load(raw, name="x.json", trust=False)
+        for b in imported.books:
+            books[b.name] = b
+            if up_id != cfg.get("character"):
+                names.append(b.name)
+        character = imported.character or character
+    session = Session(
+        books=books,
+        settings=Settings.from_json(cfg.get("settings", {})),
+        global_books=names,
+        character=character,
+        persona=Persona(),
+        chat=[Message(**m) for m in cfg.get("chat", [])],
+        chat_metadata=cfg.get("chat_metadata"),
+        max_context=cfg.get("max_context", 8192),
+    )
+    session.generate("normal")
+    times = []
+    for i in range(n):
+        msg = Message(name="User", is_user=True, mes=book["messages"][i % len(book["messages"])])
+        t0 = time.perf_counter()
+        session.generate("normal", append=[msg])
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
 def main() -> None:
     """Run every configuration and print one table per worker count and book."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -162,12 +203,18 @@ def main() -> None:
     counts = [int(x) for x in args.sessions.split(",")]
     print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
-        for workers in (int(x) for x in args.workers.split(",")):
+        worker_counts = [int(x) for x in args.workers.split(",")]
+        first = worker_counts[0]
+        for workers in worker_counts:
             db = args.db or str(Path(tmp) / f"bench-{workers}.db")
             proc, url = _start(db, workers, Path(tmp) / "serve.log")
             try:
                 with httpx.Client(base_url=url, timeout=300) as client:
                     books = _books(client)
+                for label, book in books.items():
+                    if workers == first:  # the baseline, measured in the same run
+                        lib = _library_p50(book, 50)
+                        print(f"{label}: the library in this process, p50 {lib:.1f} ms")
                 for label, book in books.items():
                     print(
                         f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"

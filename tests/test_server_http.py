@@ -195,6 +195,7 @@ def test_the_shipped_openapi_document_is_what_the_server_serves(client: httpx.Cl
     documented = {(p, m) for p, ops in shipped["paths"].items() for m in ops}
     assert served == documented
     server.service.storage.close()
+    server.pool.shutdown()
 
 
 def test_tokens_scope_every_id_to_its_owner(tmp_path: Path) -> None:

@@ -16,13 +16,12 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import anyio
-import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -83,7 +82,9 @@ class Server:
         self.config = config
         limits = Limits(max_file_bytes=config.max_upload)
         self.service = Service(open_storage(config.database), limits=limits)
-        self.limiter = anyio.CapacityLimiter(config.threads)
+        # A fixed pool: its threads live as long as the worker, and so do their database
+        # connections (one per thread), so a worker never holds more than ``threads``.
+        self.pool = ThreadPoolExecutor(config.threads, thread_name_prefix="worldinfo")
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def owner(self, request: Request) -> str:
@@ -126,12 +127,12 @@ class Server:
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
         if session is None:
-            return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+            return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
         lock, users = self._locks.get(session, (asyncio.Lock(), 0))
         self._locks[session] = (lock, users + 1)
         try:
             async with lock:
-                return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+                return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
         finally:
             lock, users = self._locks[session]
             if users <= 1:
@@ -252,6 +253,7 @@ def create_app(config: ServerConfig) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        server.pool.shutdown(wait=True)
         server.service.storage.close()
 
     app = Starlette(routes=routes(server), lifespan=lifespan)
