@@ -118,14 +118,20 @@ async def _client(
 async def _run(
     url: str, book: dict[str, Any], sessions: int, think_ms: int, args: argparse.Namespace
 ) -> str:
-    limits = httpx.Limits(max_connections=sessions + 5)
+    # idle connections are dropped before the server's keep-alive timeout could close one
+    # just as it is reused
+    limits = httpx.Limits(max_connections=sessions + 5, keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as c:
         sids = []
         for _ in range(sessions):
             r = await c.post("/v1/sessions", json=book["session"])
             sids.append(r.json()["id"])
         t0 = time.perf_counter()
-        warm = [await c.post(f"/v1/sessions/{s}/generate", json={}) for s in sids * 2]
+        warm = []
+        for _ in range(2):  # concurrently, so every thread's scan cache gets warm too
+            warm += await asyncio.gather(
+                *(c.post(f"/v1/sessions/{s}/generate", json={}) for s in sids)
+            )
         warm_s = time.perf_counter() - t0
         assert all(r.status_code == 200 for r in warm), warm[0].text
         budget = [args.requests]

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 TOKEN_ENV = "WORLDINFO_SERVE_TOKEN"
+KEEP_ALIVE_S = 15
+"""Idle keep-alive connections are closed after this long (uvicorn's default is 5 s; a
+front-end's clients often keep theirs for 5 s too, and then race the server to close)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +26,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--threads", type=int, default=8, help="requests at once per worker")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=4,
+        help="requests one worker runs at once (default 4; scans hold Python's GIL, so more "
+        "threads mostly spread latency; more workers add throughput)",
+    )
     p.add_argument(
         "--token-file",
         metavar="FILE",
@@ -101,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level="warning",
+        timeout_keep_alive=KEEP_ALIVE_S,
         access_log=False,
     )
     return 0

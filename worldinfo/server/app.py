@@ -55,7 +55,7 @@ class ServerConfig:
     token_hashes: tuple[str, ...] = ()
     max_body: int = 8 * MiB
     max_upload: int = 16 * MiB
-    threads: int = 8
+    threads: int = 4
 
     def to_json(self) -> str:
         """The config as the environment passes it to worker processes."""

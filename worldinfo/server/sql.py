@@ -19,7 +19,7 @@ import json
 import logging
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Protocol
 
 from worldinfo._js import JSONValue
@@ -89,6 +89,7 @@ class SqlStorage:
         self._local = threading.local()
         self._all: list[Connection] = []
         self._lock = threading.Lock()
+        self._writes = threading.Lock()
 
     # --- driver hooks --------------------------------------------------------------------
 
@@ -122,14 +123,19 @@ class SqlStorage:
 
     @contextmanager
     def tx(self, begin: str = "BEGIN") -> Iterator[None]:
-        """One transaction on this thread's connection."""
-        self.x(begin)
-        try:
-            yield
-        except BaseException:
-            self.x("ROLLBACK")
-            raise
-        self.x("COMMIT")
+        """One transaction on this thread's connection.
+
+        SQLite write transactions of one process queue on a lock first: SQLite's own busy
+        handler polls with growing sleeps, which lets one thread starve behind the others.
+        """
+        with self._writes if begin == "BEGIN IMMEDIATE" else nullcontext():
+            self.x(begin)
+            try:
+                yield
+            except BaseException:
+                self.x("ROLLBACK")
+                raise
+            self.x("COMMIT")
 
     def create_schema(self) -> None:
         """Create the tables if missing (inside the caller's transaction)."""
