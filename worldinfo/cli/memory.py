@@ -23,7 +23,7 @@ from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_rebuild import build_atomically, salvage
-from worldinfo.sources.store_sqlite import SqliteStore
+from worldinfo.sources.store_sqlite import BUSY_TIMEOUT_S, SqliteStore
 from worldinfo.types import Book
 
 PROGRESS_EVERY_S = 1.0
@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--rebuild", action="store_true", help="rebuild from scratch (chats in sorted order)"
     )
     ing.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
+    ing.add_argument(
+        "--busy-timeout",
+        type=float,
+        default=BUSY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"wait this long for another process's lock (default {BUSY_TIMEOUT_S:g})",
+    )
     ing.set_defaults(func=run_ingest)
     q = acts.add_parser("query", help="show keywords, scores and the pick for a message")
     q.add_argument("text", metavar="TEXT")
@@ -79,7 +86,12 @@ STORE_ERRORS = (StoreError, sqlite3.Error, OSError)
 
 
 def _fail(exc: BaseException) -> int:
-    text = str(exc) if isinstance(exc, StoreError | ValueError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename or 'store'}: {exc.strerror}"
+    elif isinstance(exc, StoreError | ValueError):
+        text = str(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc}"
     print(f"error: {' '.join(text.split())}", file=sys.stderr)
     return 1
 
@@ -125,13 +137,14 @@ def run_ingest(args: argparse.Namespace) -> int:
                 store, chat, chat_id, adopt=args.chat_id is None and not args.rebuild
             )
             print(f"{chat}: {total} exchanges, {ing} ingested, {dele} deleted")
+        store.refresh()  # other processes may have written meanwhile
         return len(store)
 
     try:
         if args.rebuild:
             size = build_atomically(target, fill, settings=settings)
         else:
-            with SqliteStore(target, settings=settings) as store:
+            with SqliteStore(target, settings=settings, busy_timeout=args.busy_timeout) as store:
                 size = fill(store)
     except (ValueError, *STORE_ERRORS) as exc:
         return _fail(exc)

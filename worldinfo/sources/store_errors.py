@@ -8,6 +8,7 @@ text. SQLite's own message is kept at the end in parentheses.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -38,6 +39,20 @@ class StoreMissingError(StoreError):
     """A store that must exist (for a query) is missing or empty; nothing was created."""
 
 
+def _readonly_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # pragma: no cover - no statvfs (Windows)
+        return False
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except (OSError, AttributeError):  # pragma: no cover - no statvfs (Windows)
+        return False
+
+
 def salvage_hint(path: Path) -> str:
     """The sentence that tells a user how to recover a damaged store."""
     return f"run `worldinfo memory salvage {path} -o NEW.db` to recover the readable exchanges"
@@ -61,18 +76,23 @@ def typed_error(exc: sqlite3.Error, path: Path, *, doing: str, damaged: bool = F
     text = str(exc)
     detail = f"({text[:DETAIL_CHARS]}...)" if len(text) > DETAIL_CHARS else f"({text})"
     if primary in (_BUSY, _LOCKED):
-        return StoreBusyError(f"{path}: store busy: could not {doing}: {detail}")
-    if primary == _FULL:
-        return StoreWriteError(f"{path}: disk full: could not {doing}; store unchanged {detail}")
-    if primary == _READONLY:
-        return StoreWriteError(f"{path}: read-only: could not {doing}; store unchanged {detail}")
-    if primary == _IOERR:
-        return StoreWriteError(
-            f"{path}: I/O error (disk full, file-size limit or device error): could not "
-            f"{doing}; store unchanged {detail}"
+        return StoreBusyError(
+            f"{path}: store busy (another process kept it locked past the busy timeout): "
+            f"could not {doing} {detail}"
         )
+    if primary == _FULL:
+        return StoreWriteError(
+            f"{path}: disk full: could not {doing}; the store is intact {detail}"
+        )
+    if primary == _READONLY:
+        why = "read-only filesystem" if _readonly_fs(path) else "read-only"
+        return StoreWriteError(f"{path}: {why}: could not {doing}; the store is intact {detail}")
+    if primary == _IOERR:
+        why = "disk full" if _disk_full(path) else "I/O error (file-size limit or device error)"
+        return StoreWriteError(f"{path}: {why}: could not {doing}; the store is intact {detail}")
     if primary == _CANTOPEN:
-        return StoreWriteError(f"{path}: cannot open: could not {doing} {detail}")
+        why = "read-only filesystem" if _readonly_fs(path) else "cannot open"
+        return StoreWriteError(f"{path}: {why}: could not {doing} {detail}")
     if primary == _CORRUPT or (code is None and damaged):
         return StoreCorruptError(f"{path}: damaged store: {detail}; {salvage_hint(path)}")
     if primary == _NOTADB:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from worldinfo.sources.retriever_settings import RetrieverSettings
-from worldinfo.sources.store_errors import StoreCorruptError, StoreError
+from worldinfo.sources.store_errors import StoreCorruptError, StoreError, StoreWriteError
 from worldinfo.sources.store_open import (
     connect_readonly,
     fsync_path,
@@ -72,7 +72,12 @@ def build_atomically(
         OSError: the temporary file could not be created or moved into place.
     """
     target = Path(target)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise StoreWriteError(
+            f"{target}: cannot create the new store beside it ({exc.strerror}); the store is intact"
+        ) from exc
     os.close(fd)
     tmp = Path(name)
     try:
@@ -83,9 +88,13 @@ def build_atomically(
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
-        with SqliteStore(tmp, settings=settings, check=False) as store:
-            result = build(store)
-            store.seal()
+        try:
+            with SqliteStore(tmp, settings=settings, check=False) as store:
+                result = build(store)
+                store.seal()
+        except StoreError as exc:
+            text = str(exc).removeprefix(f"{tmp}: ").replace(str(tmp), "the new store")
+            raise type(exc)(f"{target}: not replaced: {text}") from exc
         fsync_path(tmp)
         _retire_wal(target)
         os.replace(tmp, target)
