@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from worldinfo.cli import main
-from worldinfo.sources import store_rebuild
 from worldinfo.sources.store_sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +58,7 @@ def _cli(*argv: str, fsize: int | None = None) -> subprocess.CompletedProcess[st
 
     return subprocess.run(
         [sys.executable, "-m", "worldinfo", *argv],
+        check=False,
         capture_output=True,
         text=True,
         env=ENV,
@@ -141,7 +141,7 @@ def _can_mount(tmp_path: Path) -> str | None:
     probe = tmp_path / "probe"
     probe.mkdir()
     cmd = ["unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(probe)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=30)
     return None if done.returncode == 0 else f"cannot mount a tmpfs: {done.stderr.strip()}"
 
 
@@ -157,6 +157,7 @@ def test_tmpfs_full_or_read_only(tmp_path: Path, step: str) -> None:
     chat = _chat(tmp_path / "new.jsonl", "new", 4000)
     done = subprocess.run(
         ["unshare", "-m", sys.executable, "-c", MOUNTED, str(mnt), str(db), str(chat), step],
+        check=False,
         capture_output=True,
         text=True,
         env=ENV,
@@ -200,7 +201,7 @@ def test_rebuild_swaps_in_the_new_store_with_the_old_one_in_place_until_then(
         seen.append((_refs(Path(dst)), str(Path(src).parent)))  # the old store, still whole
         real(src, dst)
 
-    monkeypatch.setattr(store_rebuild.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     new = _chat(tmp_path / "new.jsonl", "new", 5)
     assert main(["memory", "ingest", str(new), "--db", str(db), "--rebuild"]) == 0
     assert seen == [(old, str(tmp_path))]
