@@ -92,6 +92,8 @@ def test_a_damaged_index_page_is_found_by_the_quick_check(tmp_path: Path) -> Non
         SqliteStore(db, readonly=True)
     report = salvage(db, tmp_path / "new.db")
     assert (report.recovered, report.lost, report.skipped) == (N, 0, 0)
+    with SqliteStore(tmp_path / "new.db", readonly=True) as store:
+        assert [(r.source_ref, r.user, r.reply) for r in store.records()] == rows
 
 
 def test_salvage_recovers_every_readable_exchange(
