@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_settings import Punctuation, RetrieverSettings
 from worldinfo.sources.store_errors import StoreCorruptError, StoreError, StoreWriteError
 from worldinfo.sources.store_open import (
     connect_readonly,
@@ -169,19 +169,23 @@ def readable_records(db: sqlite3.Connection, lost: list[int]) -> Iterator[tuple[
             return
 
 
-def _punctuation(db: sqlite3.Connection, default: str, notes: list[str]) -> str:
+def _punctuation(db: sqlite3.Connection, default: Punctuation, notes: list[str]) -> Punctuation:
     try:
         row = db.execute("SELECT value FROM meta WHERE key = 'punctuation'").fetchone()
     except sqlite3.DatabaseError as exc:
         row = None
         notes.append(f"meta table unreadable ({exc})")
-    if row is not None and row[0] in ("ascii", "unicode"):
-        return str(row[0])
+    if row is not None and row[0] == "ascii":
+        return "ascii"
+    if row is not None and row[0] == "unicode":
+        return "unicode"
     notes.append(f"tokeniser mode not readable; used punctuation={default!r}")
     return default
 
 
-def salvage(src: str | Path, dst: str | Path, *, punctuation: str = "ascii") -> SalvageReport:
+def salvage(
+    src: str | Path, dst: str | Path, *, punctuation: Punctuation = "ascii"
+) -> SalvageReport:
     """Recover every readable exchange of ``src`` into a new store ``dst``.
 
     Args:
@@ -217,7 +221,7 @@ def salvage(src: str | Path, dst: str | Path, *, punctuation: str = "ascii") -> 
                 else:
                     counts[1] += 1
 
-        build_atomically(dst, fill, settings=RetrieverSettings(punctuation=mode))  # type: ignore[arg-type]
+        build_atomically(dst, fill, settings=RetrieverSettings(punctuation=mode))
     finally:
         db.close()
     if lost:

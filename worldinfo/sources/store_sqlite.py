@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import sys
-import time
 from array import array
 from pathlib import Path
 from typing import Literal, Self
@@ -35,100 +33,19 @@ from worldinfo.sources.store_errors import (
     typed_error,
 )
 from worldinfo.sources.store_open import connect_readonly, remove_database
+from worldinfo.sources.store_schema import (
+    BUSY_TIMEOUT_S,
+    FORMAT,
+    USER_VERSION,
+    blob,
+    migrate_schema,
+    quick_check,
+    rollback,
+    tokens_of,
+    validate_meta,
+)
 
 log = logging.getLogger(__name__)
-
-FORMAT = "worldinfo-chat-memory/1"
-USER_VERSION = 1
-BUSY_TIMEOUT_S = 10.0
-"""How long an ingest waits for another process's write lock before ``StoreBusyError``."""
-QUICK_CHECK_S = 2.0
-"""Time bound of the structural check on open (``PRAGMA quick_check``); skipped past it."""
-
-_SCHEMA_V1 = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS records (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    source_ref TEXT NOT NULL UNIQUE,
-    user TEXT NOT NULL,
-    reply TEXT NOT NULL,
-    user_tokens BLOB NOT NULL,
-    reply_tokens BLOB NOT NULL
-);
-"""
-
-
-def _blob(tokens: array[int]) -> bytes:
-    if sys.byteorder == "big":  # pragma: no cover - stored little-endian everywhere
-        tokens = array("i", tokens)
-        tokens.byteswap()
-    return tokens.tobytes()
-
-
-def _tokens(blob: bytes) -> array[int]:
-    out = array("i")
-    out.frombytes(blob)
-    if sys.byteorder == "big":  # pragma: no cover
-        out.byteswap()
-    return out
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    """Roll back if a transaction is open; a failing rollback must not hide the first error."""
-    if db.in_transaction:
-        try:
-            db.execute("ROLLBACK")
-        except sqlite3.Error as exc:  # pragma: no cover - SQLite rolls back by itself then
-            log.debug("rollback failed: %s", exc)
-
-
-def migrate_schema(db: sqlite3.Connection, *, punctuation: str) -> None:
-    """Create the schema of a new store or upgrade an older one: the one place it changes.
-
-    Runs under the write lock and re-reads ``user_version`` there, so two processes creating
-    one store at once do it once. Version 1 is the first format (no upgrade exists yet).
-    """
-    if db.execute("PRAGMA user_version").fetchone()[0] == USER_VERSION:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if db.execute("PRAGMA user_version").fetchone()[0] == 0:
-            for statement in _SCHEMA_V1.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.executemany(
-                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
-                [("format", FORMAT), ("punctuation", punctuation)],
-            )
-            db.execute(f"PRAGMA user_version={USER_VERSION}")
-        db.execute("COMMIT")
-    except BaseException:
-        _rollback(db)
-        raise
-
-
-def quick_check(db: sqlite3.Connection, path: Path, *, limit_s: float = QUICK_CHECK_S) -> None:
-    """Run ``PRAGMA quick_check`` within ``limit_s`` (structure of every page).
-
-    Raises:
-        StoreCorruptError: the check found damage. Past the time bound the check is skipped
-            (logged); the consistency checks of the load still run.
-    """
-    deadline = time.monotonic() + limit_s
-    db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-    try:
-        rows = db.execute("PRAGMA quick_check(3)").fetchall()
-    except sqlite3.OperationalError as exc:
-        if getattr(exc, "sqlite_errorcode", None) != 9:  # SQLITE_INTERRUPT
-            raise
-        log.warning("%s: quick_check skipped after %.1f s", path, limit_s)
-        return
-    finally:
-        db.set_progress_handler(None, 0)
-    if rows != [("ok",)]:
-        found = "; ".join(str(r[0])[:200] for r in rows)
-        raise StoreCorruptError(f"{path}: damaged store ({found}); {salvage_hint(path)}")
 
 
 class SqliteStore(Retriever):
@@ -179,10 +96,10 @@ class SqliteStore(Retriever):
             try:
                 if check:
                     quick_check(self._db, self.path)
-                self._validate()
+                validate_meta(self._db, self.path, punctuation=self.settings.punctuation)
                 self._catch_up()
             finally:
-                _rollback(self._db)
+                rollback(self._db)
         except sqlite3.Error as exc:
             self._db.close()
             raise typed_error(exc, self.path, doing="open the store", damaged=True) from exc
@@ -190,26 +107,6 @@ class SqliteStore(Retriever):
             self._db.close()
             raise
         log.debug("loaded %s records, %s words from %s", len(self), len(self.index.words), path)
-
-    def _validate(self) -> None:
-        db = self._db
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
-                raise
-            meta = {}
-        if version != USER_VERSION or meta.get("format") != FORMAT:
-            raise StoreError(
-                f"{self.path}: not a chat-memory database "
-                f"(format {meta.get('format')!r}, version {version})"
-            )
-        if meta.get("punctuation") != self.settings.punctuation:
-            raise StoreError(
-                f"{self.path}: built with punctuation={meta.get('punctuation')!r}, "
-                f"opened with {self.settings.punctuation!r}"
-            )
 
     def _catch_up(self) -> None:
         """Apply what was committed since the last look (inside a transaction: one snapshot)."""
@@ -231,7 +128,7 @@ class SqliteStore(Retriever):
             (self._max_id,),
         )
         for rid, ref, user, reply, ub, rb in rows:
-            ut, rt = _tokens(ub), _tokens(rb)
+            ut, rt = tokens_of(ub), tokens_of(rb)
             if any(t and (min(t) < 0 or max(t) >= n_words) for t in (ut, rt)):
                 raise StoreCorruptError(
                     f"{self.path}: record {rid} refers to an unknown word; {salvage_hint(self.path)}"
@@ -261,7 +158,7 @@ class SqliteStore(Retriever):
             try:
                 self._catch_up()
             finally:
-                _rollback(self._db)
+                rollback(self._db)
         except sqlite3.Error as exc:
             raise typed_error(exc, self.path, doing="read the store", damaged=True) from exc
 
@@ -315,7 +212,7 @@ class SqliteStore(Retriever):
             self._write_lock("store an exchange")
             try:
                 if source_ref in index.by_ref:
-                    _rollback(db)
+                    rollback(db)
                     return None
                 ut, rt = array("i", map(wid, words_u)), array("i", map(wid, words_r))
                 if new:
@@ -326,11 +223,11 @@ class SqliteStore(Retriever):
                 cur = db.execute(
                     "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (source_ref, user, reply, _blob(ut), _blob(rt)),
+                    (source_ref, user, reply, blob(ut), blob(rt)),
                 )
                 db.execute("COMMIT")
             except BaseException:
-                _rollback(db)
+                rollback(db)
                 raise
         except sqlite3.Error as exc:
             raise typed_error(exc, self.path, doing=f"store exchange {source_ref[:80]!r}") from exc
@@ -362,7 +259,7 @@ class SqliteStore(Retriever):
                     db.execute("DELETE FROM records WHERE id = ?", (rid,))
                 db.execute("COMMIT")
             except BaseException:
-                _rollback(db)
+                rollback(db)
                 raise
         except sqlite3.Error as exc:
             raise typed_error(exc, self.path, doing=f"delete {source_ref[:80]!r}") from exc
@@ -398,4 +295,12 @@ class SqliteStore(Retriever):
         self.close()
 
 
-__all__ = ["FORMAT", "SqliteStore", "StoreError", "migrate_schema", "remove_database"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "FORMAT",
+    "USER_VERSION",
+    "SqliteStore",
+    "StoreError",
+    "migrate_schema",
+    "remove_database",
+]
