@@ -5,7 +5,8 @@ into it, fsyncs it and ``os.replace``-s it over the target: at every moment the 
 holds either the old store or the new one (F18). ``salvage`` reads every record that SQLite
 can still read from a damaged store -- row by row, stepping over unreadable pages -- and
 ingests them, in their order, into a new store (their tokens are recomputed from the texts,
-so a damaged word table loses nothing).
+so a damaged word table loses nothing). Records the b-tree can no longer reach are looked for
+on the file's pages (``store_pages``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from worldinfo.sources.store_open import (
     remove_database,
     remove_side_files,
 )
+from worldinfo.sources.store_pages import leaf_rows
 from worldinfo.sources.store_sqlite import BUSY_TIMEOUT_S, SqliteStore
 
 log = logging.getLogger(__name__)
@@ -183,6 +185,16 @@ def _punctuation(db: sqlite3.Connection, default: Punctuation, notes: list[str])
     return default
 
 
+def _is_record(cols: list[object]) -> bool:
+    """Whether decoded columns have the shape of a ``records`` row (id alias stored as NULL)."""
+    return (
+        len(cols) == 6
+        and cols[0] is None
+        and all(isinstance(c, str) for c in cols[1:4])
+        and all(isinstance(c, bytes) for c in cols[4:])
+    )
+
+
 def salvage(
     src: str | Path, dst: str | Path, *, punctuation: Punctuation = "ascii"
 ) -> SalvageReport:
@@ -211,10 +223,18 @@ def salvage(
         notes: list[str] = []
         mode = _punctuation(db, punctuation, notes)
         lost: list[int] = []
+        rows = list(readable_records(db, lost))
+        missing = set(lost)
+        if missing:  # the b-tree could not reach them: look for their cells page by page
+            for rowid, cols in leaf_rows(src.read_bytes()):
+                if rowid in missing and _is_record(cols):
+                    rows.append((rowid, *cols[1:4]))
+                    missing.discard(rowid)
+            rows.sort(key=lambda row: int(str(row[0])))
         counts = [0, 0]
 
         def fill(store: SqliteStore) -> None:
-            for _rid, ref, user, reply in readable_records(db, lost):
+            for _rid, ref, user, reply in rows:
                 ok = all(isinstance(x, str) for x in (ref, user, reply))
                 if ok and store.ingest(str(user), str(reply), source_ref=str(ref)) is not None:
                     counts[0] += 1
@@ -224,8 +244,14 @@ def salvage(
         build_atomically(dst, fill, settings=RetrieverSettings(punctuation=mode))
     finally:
         db.close()
-    if lost:
-        notes.append(f"unreadable record ids: {lost[0]}..{lost[-1]}")
+    if missing:
+        notes.append(f"unreadable record ids: {min(missing)}..{max(missing)}")
+    if len(missing) < len(lost):
+        notes.append(f"{len(lost) - len(missing)} read from their pages past a damaged b-tree")
     return SalvageReport(
-        recovered=counts[0], lost=len(lost), skipped=counts[1], punctuation=mode, notes=tuple(notes)
+        recovered=counts[0],
+        lost=len(missing),
+        skipped=counts[1],
+        punctuation=mode,
+        notes=tuple(notes),
     )
