@@ -225,3 +225,28 @@ def test_a_failed_rebuild_leaves_the_old_store_and_no_temp_file(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     with SqliteStore(db) as store:  # still a writable store in WAL mode
         assert store.ingest("more", "text", source_ref="more#0") is not None
+
+
+def test_a_query_writes_nothing_not_even_a_checkpoint(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from worldinfo.sources.store_sqlite import SqliteStore
+        store = SqliteStore(sys.argv[1])
+        for i in range(300):
+            store.ingest(f"k asked {i} about w{i}", f"answer {i} k{i} " * 4, source_ref=f"k#{i}")
+        os._exit(0)  # no close: the exchanges stay in the WAL
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db)], check=False, env=ENV, timeout=120
+    )
+    assert done.returncode == 0
+    wal = Path(f"{db}-wal")
+    before = (db.read_bytes(), wal.read_bytes())
+    assert len(before[1]) > 32  # frames that a checkpoint would move into the file
+    got = _cli(*QUERY, "--db", str(db))
+    assert got.returncode == 0, got.stderr
+    assert "about w7" in json.loads(got.stdout)["block"]
+    assert (db.read_bytes(), wal.read_bytes()) == before

@@ -188,7 +188,7 @@ def _punctuation(db: sqlite3.Connection, default: Punctuation, notes: list[str])
 def _is_record(cols: list[object]) -> bool:
     """Whether decoded columns have the shape of a ``records`` row (id alias stored as NULL)."""
     return (
-        len(cols) == 6
+        len(cols) >= 6  # a column added later (ALTER TABLE) makes newer rows longer
         and cols[0] is None
         and all(isinstance(c, str) for c in cols[1:4])
         and all(isinstance(c, bytes) for c in cols[4:])
