@@ -174,3 +174,15 @@ def test_salvage_reads_the_leaves_under_a_damaged_root_without_reviving_deleted_
     with SqliteStore(tmp_path / "new.db", readonly=True) as store:
         kept = [(r.source_ref, r.user, r.reply) for r in store.records()]
     assert kept == [row for row in rows if row[0] not in gone]
+
+
+def test_scan_with_a_damaged_memory_store_prints_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, _ = _build(tmp_path)
+    page, _cells = _middle_leaf(db, "records", LEAF_TABLE)
+    _damage(db, page, data=bytes(4096))
+    book = Path(__file__).resolve().parent / "data" / "eldoria" / "Eldoria.json"
+    assert main(["scan", str(book), "--memory", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "damaged store" in err and "memory salvage" in err
