@@ -120,7 +120,9 @@ class SqliteStore(Retriever):
             "SELECT id, word FROM words WHERE id >= ? ORDER BY id", (known,)
         ):
             if index.word_id(word) != wid:
-                raise StoreCorruptError(f"{self.path}: word ids are not contiguous at {wid}")
+                raise StoreCorruptError(
+                    f"{self.path}: word ids are not contiguous at {wid}; {salvage_hint(self.path)}"
+                )
         n_words = len(index.words)
         rows = db.execute(
             "SELECT id, source_ref, user, reply, user_tokens, reply_tokens FROM records"
