@@ -30,7 +30,7 @@ PROGRESS_EVERY_S = 1.0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``memory`` sub-command and its ``ingest`` and ``query`` actions."""
+    """Add the ``memory`` sub-command and its ``ingest``, ``query`` and ``salvage`` actions."""
     p = sub.add_parser("memory", help="chat-history memory store (ingest, query, salvage)")
     acts = p.add_subparsers(dest="memory_command", metavar="ACTION")
     ing = acts.add_parser("ingest", help="ingest SillyTavern .jsonl chats into a store")
