@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bounds
 from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
 
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
@@ -35,8 +36,18 @@ def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
     return d
 
 
-def parse_json(text: str | bytes) -> JSONValue:
-    """``JSON.parse``: objects come back with their keys in JavaScript enumeration order."""
+def parse_json(text: str | bytes, *, bounds: JSONBounds = DEFAULT_JSON_BOUNDS) -> JSONValue:
+    """``JSON.parse``: objects come back with their keys in JavaScript enumeration order.
+
+    Args:
+        text: the JSON text.
+        bounds: size limits checked on the text before it is parsed.
+
+    Raises:
+        JSONLimitError: (a ``ValueError``) when the text exceeds ``bounds``.
+        ValueError: when the text is not JSON.
+    """
+    check_json_bounds(text, bounds)
     return json.loads(text, object_pairs_hook=_object_hook)
 
 
