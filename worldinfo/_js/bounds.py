@@ -3,7 +3,7 @@
 ``JSON.parse`` of 60 MiB of ``[{},{},...]`` builds 20 million objects (gigabytes in Python);
 the bytes give the counts away first. Every step here is a C-speed byte operation (``replace``,
 one regex ``sub`` with a possessive string pattern, ``count``, ``translate``, ``accumulate``),
-so refusing costs a fraction of a second and a few copies of the input:
+window by window, so refusing costs a fraction of a second and one copy of the input:
 
 1. escapes that hide a quote (``\\\\`` and ``\\"``) are overwritten with two neutral bytes, so
    every remaining ``"`` opens or closes a string and lengths stay byte-exact;
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 MiB = 1024 * 1024
 
+_WINDOW = 1 << 20
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _TWO_FOR_OPENERS = bytes.maketrans(b"[]{}", b"\x02\x00\x02\x00")
 
@@ -80,20 +81,17 @@ def _up_to_long_string(n: int) -> re.Pattern[bytes]:
 
 def _too_many(found: int, what: str, limit: str, allowed: int) -> JSONLimitError:
     return JSONLimitError(
-        f"JSON text has {found} {what}, more than {limit}={allowed} allows; refused",
+        f"JSON text has more {what} than {limit}={allowed} allows ({found} counted when "
+        "the scan stopped); refused",
         limit=limit,
         allowed=allowed,
     )
 
 
-def max_depth(structure: bytes, *, containers: int) -> int:
-    """The deepest bracket nesting in ``structure`` (JSON text without its strings).
-
-    Only the first ``2 * containers`` brackets are looked at: a parser stops at the first
-    bracket that does not match, and it cannot meet more brackets before that.
-    """
-    brackets = structure.translate(None, _NOT_BRACKETS)[: 2 * containers]
-    brackets = brackets.translate(_TWO_FOR_OPENERS)
+def max_depth(structure: bytes) -> int:
+    """The deepest bracket nesting in ``structure`` (JSON text without its strings),
+    counted from 0 at its start (negative when it only closes)."""
+    brackets = structure.translate(None, _NOT_BRACKETS).translate(_TWO_FOR_OPENERS)
     if not brackets:
         return 0
     # after bracket i the depth is openers_so_far - closers_so_far = 2 * openers - i - 1
@@ -102,15 +100,48 @@ def max_depth(structure: bytes, *, containers: int) -> int:
     return deepest - 1
 
 
+class _Tally:
+    """Counts over the structure seen so far; raises as soon as a bound is passed."""
+
+    def __init__(self, bounds: JSONBounds) -> None:
+        self.bounds = bounds
+        self.containers = 0
+        self.items = 0
+        self.depth = 0  # negative: more closers than openers, the parser stops there
+
+    def add(self, structure: bytes) -> None:
+        b = self.bounds
+        opens = structure.count(b"[") + structure.count(b"{")
+        self.containers += opens
+        if self.containers > b.max_json_containers:
+            what, limit = "arrays and objects", "max_json_containers"
+            raise _too_many(self.containers, what, limit, b.max_json_containers)
+        self.items += structure.count(b",") + opens
+        if self.items > b.max_json_items:
+            what, limit = "values in arrays and objects", "max_json_items"
+            raise _too_many(self.items, what, limit, b.max_json_items)
+        deep = self.depth >= 0 and self.depth + opens > b.max_json_depth  # else: cannot be
+        if deep and self.depth + max_depth(structure) > b.max_json_depth:
+            raise JSONLimitError(
+                f"JSON nested deeper than max_json_depth={b.max_json_depth} levels; refused",
+                limit="max_json_depth",
+                allowed=b.max_json_depth,
+            )
+        self.depth += opens - structure.count(b"]") - structure.count(b"}")
+
+
 def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS) -> None:
     """Refuse a JSON text that exceeds ``bounds``, before it is parsed.
+
+    The text is scanned in windows of about ``_WINDOW`` bytes that start and end outside
+    strings (quote parity), so the scan stops early and its memory stays small.
 
     Args:
         raw: the JSON text (UTF-8 bytes, or str).
         bounds: the limits.
 
     Raises:
-        JSONLimitError: naming the first limit exceeded (strings, containers, items, depth).
+        JSONLimitError: naming the first limit exceeded.
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     n = bounds.max_json_string_bytes
@@ -118,31 +149,23 @@ def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS
     most = min(bounds.max_json_depth, bounds.max_json_containers, bounds.max_json_items)
     if len(data) <= n and data.count(b",") + opened <= most:
         return  # counts over all bytes (strings too) bound every count from above
-    data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
-    structure = _short_strings(n).sub(b"", data)
-    if b'"' in structure:
-        match = _up_to_long_string(n).match(data)
-        at = match.end() if match else 0
-        raise JSONLimitError(
-            f"JSON string at byte {at} is longer than max_json_string_bytes={n} allows; refused",
-            limit="max_json_string_bytes",
-            allowed=n,
-        )
-    del data
-    containers = structure.count(b"[") + structure.count(b"{")
-    if containers > bounds.max_json_containers:
-        limit = bounds.max_json_containers
-        raise _too_many(containers, "arrays and objects", "max_json_containers", limit)
-    items = structure.count(b",") + containers
-    if items > bounds.max_json_items:
-        limit = bounds.max_json_items
-        raise _too_many(items, "values in arrays and objects", "max_json_items", limit)
-    if (
-        containers > bounds.max_json_depth
-        and max_depth(structure, containers=containers) > bounds.max_json_depth
-    ):
-        raise JSONLimitError(
-            f"JSON nested deeper than max_json_depth={bounds.max_json_depth} levels; refused",
-            limit="max_json_depth",
-            allowed=bounds.max_json_depth,
-        )
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    short, tally, pos = _short_strings(n), _Tally(bounds), 0
+    while pos < len(data):
+        end = min(pos + _WINDOW, len(data))
+        if data.count(b'"', pos, end) % 2:  # inside a string: end the window after it
+            close = data.find(b'"', end)
+            end = len(data) if close < 0 else close + 1
+        structure = short.sub(b"", data[pos:end])
+        if b'"' in structure:
+            match = _up_to_long_string(n).match(data, pos)
+            at = match.end() if match else pos
+            raise JSONLimitError(
+                f"JSON string at byte {at} is longer than max_json_string_bytes={n} allows; "
+                "refused",
+                limit="max_json_string_bytes",
+                allowed=n,
+            )
+        tally.add(structure)
+        pos = end

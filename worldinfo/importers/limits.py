@@ -78,7 +78,9 @@ DEFAULT_LIMITS = Limits()
 
 def how_to_raise(limit: str) -> str:
     """The sentence that ends every refusal: which knob raises ``limit``."""
-    return f"to accept it, raise the limit: Limits({limit}=...) or --limit {limit}=N"
+    return (
+        f"to accept it, raise the limit: Limits({limit}=N) in Python, --limit {limit}=N in the CLI"
+    )
 
 
 def refuse(where: str, message: str, *, limit: str) -> Reject:
