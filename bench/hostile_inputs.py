@@ -8,13 +8,15 @@ in its own process (the inputs are written by another child, so that the peak RS
 row shows is the reader's own). The table shows the wall time of that process, its peak RSS (from
 ``os.wait4``), its exit status and the problem line it printed. ``baseline`` is the same
 interpreter importing the CLI and exiting, so its time and memory are the floor of every
-other row; ``accepted`` is a 20,000-entry book (inside the limits) for comparison.
+other row; ``accepted-20k`` is a 20,000-entry book and ``accepted-widest`` an entry with a million
+members (the most memory the default bounds let one JSON text cost) for comparison.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import itertools
 import os
 import struct
 import subprocess
@@ -71,11 +73,21 @@ def accepted_book(n: int = 20_000) -> bytes:
     return b'{"entries":{' + b",".join(entry % (i, i, i, i) for i in range(n)) + b"}}"
 
 
+def widest_accepted(n: int = 999_990) -> bytes:
+    """An entry with ``n`` distinct members: the costliest shape the default bounds admit."""
+    names = (
+        "".join(p) for p in itertools.product("abcdefghijklmnopqrstuvwxyz0123456789", repeat=5)
+    )
+    body = b",".join(b'"%s":0' % k.encode() for k in itertools.islice(names, n))
+    return b'{"entries":{"0":{"key":["k"],' + body + b"}}}"
+
+
 CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "array-60MiB": ("array.json", array_of_empty_objects),
     "book-1e6": ("book.json", book_with_entries),
     "card-png-1.55M": ("card.png", png_card),
     "accepted-20k": ("accepted.json", accepted_book),
+    "accepted-widest": ("widest.json", widest_accepted),
 }
 
 

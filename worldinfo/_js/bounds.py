@@ -46,7 +46,7 @@ class JSONBounds:
 
     max_json_depth: int = 100
     max_json_containers: int = 500_000
-    max_json_items: int = 2_000_000
+    max_json_items: int = 1_000_000
     max_json_string_bytes: int = 16 * MiB
 
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import json
 
-from worldinfo._js import JSONBounds, JSONLimitError, JSONValue, check_json_bounds, reorder
+from worldinfo._js import JSONBounds, JSONLimitError, JSONValue, check_json_bounds, parse_json
 from worldinfo.importers.errors import reject
 from worldinfo.importers.limits import how_to_raise
-
-
-def _no_constants(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def decode_text(raw: bytes, *, where: str = "$") -> str:
@@ -44,9 +40,7 @@ def load_json(raw: bytes | str, *, bounds: JSONBounds, where: str = "$") -> JSON
     text = raw if isinstance(raw, str) else decode_text(raw, where=where)
     text = text.removeprefix("\ufeff")
     try:
-        # Same result as worldinfo._js.parse_json (JavaScript key order via reorder), plus
-        # JSON.parse's refusal of the NaN / Infinity literals Python would accept.
-        return reorder(json.loads(text, parse_constant=_no_constants))
+        return parse_json(text, bounds=None)  # checked above, before decoding
     except json.JSONDecodeError as exc:
         msg = f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         if exc.pos >= len(text.rstrip()):
