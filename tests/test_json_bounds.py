@@ -94,8 +94,10 @@ def test_exact_counts_pass_and_one_less_is_refused(window: int, value: Any, inde
         (b'["' + b"x" * 5000 + b'"]', "max_json_string_bytes", "byte 1"),
         (b"[" * 101 + b"]" * 101, "max_json_depth", "deeper than"),
         (b'{"a": "' + b"\\u0041" * 1000 + b'"}', "max_json_string_bytes", "byte 6"),
+        (b'"a"' * 2002, "max_json_items", "strings than two per item"),
+        (b'["' + b"y" * 3_000_000 + b'"]', "max_json_string_bytes", "byte 1"),
     ],
-    ids=["containers", "items", "string", "depth", "escaped-string"],
+    ids=["containers", "items", "string", "depth", "escaped-string", "strings", "window-string"],
 )
 def test_each_bound_names_itself(text: bytes, limit: str, words: str) -> None:
     small = JSONBounds(max_json_containers=500, max_json_items=1000, max_json_string_bytes=4000)

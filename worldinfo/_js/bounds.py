@@ -88,6 +88,14 @@ def _too_many(found: int, what: str, limit: str, allowed: int) -> JSONLimitError
     )
 
 
+def _long_string(at: int, allowed: int) -> JSONLimitError:
+    return JSONLimitError(
+        f"JSON string at byte {at} is longer than max_json_string_bytes={allowed} allows; refused",
+        limit="max_json_string_bytes",
+        allowed=allowed,
+    )
+
+
 def max_depth(structure: bytes) -> int:
     """The deepest bracket nesting in ``structure`` (JSON text without its strings),
     counted from 0 at its start (negative when it only closes)."""
@@ -108,6 +116,21 @@ class _Tally:
         self.containers = 0
         self.items = 0
         self.depth = 0  # negative: more closers than openers, the parser stops there
+        self.strings = 0
+
+    def add_strings(self, count: int) -> None:
+        # Each item holds at most a key and a value (plus the top-level value): this bounds
+        # the work of cutting strings out before a single item is counted.
+        self.strings += count
+        allowed = self.bounds.max_json_items
+        if self.strings > 2 * allowed + 1:
+            what = f"strings than two per item under max_json_items={allowed} allow"
+            raise JSONLimitError(
+                f"JSON text has more {what} ({self.strings} counted when the scan stopped); "
+                "refused",
+                limit="max_json_items",
+                allowed=allowed,
+            )
 
     def add(self, structure: bytes) -> None:
         b = self.bounds
@@ -154,18 +177,16 @@ def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS
     short, tally, pos = _short_strings(n), _Tally(bounds), 0
     while pos < len(data):
         end = min(pos + _WINDOW, len(data))
-        if data.count(b'"', pos, end) % 2:  # inside a string: end the window after it
-            close = data.find(b'"', end)
-            end = len(data) if close < 0 else close + 1
+        quotes = data.count(b'"', pos, end)
+        if quotes % 2:  # inside a string: end the window after it
+            opening, close = data.rfind(b'"', pos, end), data.find(b'"', end)
+            end, quotes = (len(data), quotes) if close < 0 else (close + 1, quotes + 1)
+            if end - opening - 2 > n:  # that string alone is too long: no need to cut it out
+                raise _long_string(opening, n)
+        tally.add_strings(quotes // 2)
         structure = short.sub(b"", data[pos:end])
         if b'"' in structure:
             match = _up_to_long_string(n).match(data, pos)
-            at = match.end() if match else pos
-            raise JSONLimitError(
-                f"JSON string at byte {at} is longer than max_json_string_bytes={n} allows; "
-                "refused",
-                limit="max_json_string_bytes",
-                allowed=n,
-            )
+            raise _long_string(match.end() if match else pos, n)
         tally.add(structure)
         pos = end
