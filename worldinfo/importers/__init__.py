@@ -10,6 +10,9 @@ the file, the format and each problem's JSON path; ``iter_problems`` lists them 
 keys are removed from ``key`` and ``keysecondary``; leading ``@@activate`` / ``@@@activate``
 decorator lines become ``@@untrusted_activate`` / ``@@@untrusted_activate`` (still stripped
 from the prompt, no effect); ``Origin.trusted`` is ``False``. Off by default.
+Every input is bounded by ``Limits`` (file size, entries per book, JSON containers, items,
+string size and depth checked on the bytes before parsing, PNG chunks, decompressed size,
+zip members, chat lines); a refusal names the field and how to raise it.
 ``st_compatible=True`` reads exactly what SillyTavern reads (the golden cases' mode). Exporters write SillyTavern world JSON, V2/V3 ``character_book``
 objects and PNG cards.
 """

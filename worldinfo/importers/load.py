@@ -20,8 +20,9 @@ from worldinfo.importers.convert import (
 )
 from worldinfo.importers.detect import Sniffed, guess_format, sniff
 from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
-from worldinfo.importers.limits import DEFAULT_LIMITS, Limits
+from worldinfo.importers.limits import DEFAULT_LIMITS, Limits, check_entry_count, refuse
 from worldinfo.importers.model import Imported
+from worldinfo.importers.png import crc_warnings
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
 from worldinfo.types import Book, Character, Entry, Origin
@@ -29,6 +30,12 @@ from worldinfo.types import Book, Character, Entry, Origin
 log = logging.getLogger(__name__)
 
 Source = str | os.PathLike[str] | bytes
+
+
+def _check_size(size: int, limits: Limits) -> None:
+    if size > limits.max_file_bytes:
+        message = f"input of {size} bytes is larger than max_file_bytes={limits.max_file_bytes}"
+        raise refuse("$", f"{message} allows; refused", limit="max_file_bytes")
 
 
 def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes, str, str]:
@@ -46,14 +53,12 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
         label = str(path)
         file_name = name or path.name
         try:
-            if path.stat().st_size > limits.max_file_bytes:
-                raise reject("$", f"file larger than {limits.max_file_bytes} bytes; refused")
+            _check_size(path.stat().st_size, limits)
             with path.open("rb") as fh:
                 raw = fh.read(limits.max_file_bytes + 1)
         except OSError as exc:
             raise reject("$", f"cannot read file: {exc.strerror or exc}") from None
-    if len(raw) > limits.max_file_bytes:
-        raise reject("$", f"input larger than {limits.max_file_bytes} bytes; refused")
+    _check_size(len(raw), limits)
     return raw, label, file_name
 
 
@@ -119,7 +124,9 @@ def _build(
     )
     if s.format in ("st-chat", "tavernai-chat"):
         chat: ChatRead = (
-            read_jsonl(raw, limits=limits) if s.format == "st-chat" else read_legacy(s.obj)
+            read_jsonl(raw, limits=limits)
+            if s.format == "st-chat"
+            else read_legacy(s.obj, limits=limits)
         )
         carrier = "jsonl" if s.format == "st-chat" else "json"
         header = {k: v for k, v in chat.header.items() if k != "chat_metadata"}
@@ -161,7 +168,8 @@ def analyse(
 ) -> tuple[Imported | None, str, str, tuple[Problem, ...]]:
     """Read ``src`` and return ``(result or None, source label, format, problems)``.
 
-    Never raises for bad content: every problem is returned instead.
+    Never raises for bad content: every problem is returned instead; what did not stop the
+    import (a PNG chunk with a bad CRC) is in ``result.warnings``.
     """
     label = (name or "<bytes>") if isinstance(src, (bytes, bytearray, memoryview)) else str(src)
     fmt = guess_format(name or ("" if isinstance(src, (bytes, bytearray, memoryview)) else label))
@@ -169,10 +177,13 @@ def analyse(
         raw, label, file_name = read_bytes(src, name=name, limits=limits)
         s = sniff(raw, file_name=file_name, limits=limits, st_compatible=st_compatible)
         fmt = s.format
+        check_entry_count(s.format, s.obj, limits=limits)
         problems = _schema_problems(s)
         if problems:
             return None, label, fmt, tuple(problems)
         result = _build(s, raw, label=label, file_name=file_name, trust=trust, limits=limits)
+        if s.carrier == "png":
+            result = replace(result, warnings=crc_warnings(raw, limits=limits))
         return result, label, fmt, ()
     except Reject as exc:
         return None, label, exc.fmt or fmt, exc.problems
