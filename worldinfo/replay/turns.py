@@ -118,29 +118,35 @@ def read_turn(
     Returns:
         The record.
     """
-    common = {"index": index, "chat": chat, "message": message, "type": type, "budget": budget}
     if result.error is not None or result.trace is None:
-        error = result.error or "no trace"
         return TurnRecord(
-            **common, fired=(), cut={}, tokens=0, overflowed=False, loops=0, error=error
+            index=index,
+            chat=chat,
+            message=message,
+            type=type,
+            fired=(),
+            cut={},
+            tokens=0,
+            budget=budget,
+            overflowed=False,
+            loops=0,
+            error=result.error or "no trace",
         )
     verdicts = result.trace.verdicts
-    cut: dict[str, str] = {}
-    for key, v in verdicts.items():
-        if v.outcome != "activated" and v.reason in CUTS:
-            cut[key] = CUTS[v.reason]
+    cut = {k: CUTS[v.reason] for k, v in verdicts.items() if v.reason in CUTS}
     fired: list[Firing] = []
     earlier: list[tuple[int, str, str]] = []
     matcher = ScanBuffer(chat=[], settings=settings)
     for entry in result.activated:
         key = entry_key(entry)
         content = _js.to_string(entry.get("content", ""))
-        v = verdicts.get(key)
-        loop = v.loop if v is not None else 1
-        how = v.reason if v is not None and v.reason in HOWS else "key"
-        matched = _js.to_string(v.detail.get("key", "")) if v is not None else ""
+        verdict = verdicts.get(key)
+        loop = verdict.loop if verdict is not None else 1
+        how = verdict.reason if verdict is not None and verdict.reason in HOWS else "key"
+        detail = verdict.detail if verdict is not None else {}
+        matched = _js.to_string(detail.get("key", ""))
         sources: tuple[str, ...] = ()
-        if how == "key" and v is not None and v.detail.get("found_in") == "recursion text":
+        if how == "key" and detail.get("found_in") == "recursion text":
             how = "recursion"
             needle = _js.trim(substitute(matched))
             sources = tuple(
@@ -162,7 +168,11 @@ def read_turn(
             earlier.append((loop, key, content))
     total = count_tokens("".join(_js.to_string(e.get("content")) + "\n" for e in result.activated))
     return TurnRecord(
-        **common,
+        index=index,
+        chat=chat,
+        message=message,
+        type=type,
+        budget=budget,
         fired=tuple(fired),
         cut=cut,
         tokens=total if result.activated else 0,
