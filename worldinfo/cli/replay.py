@@ -26,6 +26,7 @@ from worldinfo.cli._inputs import (
 )
 from worldinfo.cli._replay_text import render_text
 from worldinfo.replay import ReplayStats, TurnRecord, catalog, collect, replay_chat, stats_json
+from worldinfo.types import Settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,12 +78,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def replay_files(args: argparse.Namespace) -> ReplayStats:
-    """Read the books and chats named by ``args`` and replay every chat (``InputError``)."""
+    """Replay ``args.chat`` against ``args.books`` (see ``replay_paths``)."""
+    return replay_paths(args.books, args.chat, args)
+
+
+def replay_paths(
+    books: Sequence[str],
+    chats: Sequence[str],
+    args: argparse.Namespace,
+    *,
+    settings: Settings | None = None,
+) -> ReplayStats:
+    """Read books/cards and chats and replay every chat in a fresh session.
+
+    Args:
+        books: book or card files.
+        chats: chat files, replayed one after another.
+        args: the command line (settings flags, ``--max-context``, ``--seed``, ``--type``).
+        settings: settings to use instead of those ``args`` give.
+
+    Raises:
+        InputError: a file cannot be read.
+    """
     trust = not getattr(args, "untrusted", False)
-    inputs = read_inputs(args.books, chat=None, trust=trust)
+    inputs = read_inputs(books, chat=None, trust=trust)
     turns: list[TurnRecord] = []
     names: list[str] = []
-    for chat in args.chat:
+    for chat in chats:
         messages, metadata = read_chat(chat, trust=trust)
         metadata = {k: v for k, v in metadata.items() if k != "timedWorldInfo"}
         fresh = Inputs(
@@ -93,6 +115,8 @@ def replay_files(args: argparse.Namespace) -> ReplayStats:
             chat_metadata=metadata,
         )
         session = build_session(fresh, args)
+        if settings is not None:
+            session.settings = settings
         names = session.selection_names()
         turns += replay_chat(
             session,
