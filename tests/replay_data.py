@@ -15,7 +15,21 @@ from typing import Any
 from worldinfo.types import Book, Entry, Message
 
 WORDS = [f"word{i:02d}" for i in range(40)]
-FILLER = ["the", "old", "road", "and", "a", "lantern", "in", "the", "rain", "near", "the", "market", "stairs"]
+FILLER = [
+    "the",
+    "old",
+    "road",
+    "and",
+    "a",
+    "lantern",
+    "in",
+    "the",
+    "rain",
+    "near",
+    "the",
+    "market",
+    "stairs",
+]
 
 
 def make_book(seed: int = 1, *, entries: int = 30, name: str = "gen") -> Book:

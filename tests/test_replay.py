@@ -158,7 +158,13 @@ def test_cli_replay_reads_jsonl_and_chat_json_alike(
 
 
 def test_cli_replay_text_names_never_and_always_fired(capsys: pytest.CaptureFixture[str]) -> None:
-    args = [str(example("emberfall.json")), "--chat", str(example("emberfall-chat.json"))]
+    args = [
+        str(example("emberfall.json")),
+        "--chat",
+        str(example("emberfall-chat.json")),
+        "--seed",
+        "1",
+    ]
     assert main(["replay", *args]) == 0
     out = capsys.readouterr()
     assert "Never fired in 2 turn(s)" in out.out
