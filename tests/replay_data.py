@@ -107,3 +107,20 @@ def write_jsonl(path: Path, messages: list[Message]) -> Path:
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+STORY = ["Emberfall", "guild", "Mira", "compass", "dragons", "harbour", "lighthouse", "rumour"]
+"""Words the bundled example book (``worldinfo/examples/emberfall.json``) has keys for."""
+
+
+def make_story_chat(seed: int = 7, *, messages: int = 60) -> list[Message]:
+    """A chat for the bundled example book: filler, and one of ``STORY`` in half the messages."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(messages):
+        words = [rng.choice(FILLER) for _ in range(8)]
+        if rng.random() < 0.5:
+            words.append(rng.choice(STORY))
+        user = i % 2 == 1
+        out.append(Message(name="User" if user else "Archivist", mes=" ".join(words), is_user=user))
+    return out

@@ -67,7 +67,8 @@ def render_html(stats: ReplayStats, *, title: str = "worldinfo replay", turn: in
 <div class="scroll"><canvas id="heat" width="1" height="1" role="img"
 aria-label="{len(stats.entries)} entries by {n} turns"></canvas></div>
 <div id="tip"></div></section>
-<section><h2>Tokens per turn against the budget</h2>{_bars(stats.turns)}</section>
+<section><h2>Tokens per turn against the budget</h2>{_bars(stats.turns)}
+<p id="bars-note"><small>{e(_bars_note(stats.turns))}</small></p></section>
 <section><h2>Recursion graph: which entry woke which</h2>
 <div class="controls"><label>turn <input id="turn" type="number" min="0" value="{turn}"></label>
 <span id="graph-note"></span> <small>(or click a column of the heat map)</small></div>
@@ -146,7 +147,8 @@ def _facts(stats: ReplayStats) -> str:
         ("budget (tokens)", budget),
     )
     items = "".join(
-        f'<li id="fact-{k.split()[0]}-{k.split()[-1]}"><b>{v}</b>{k}</li>' for k, v in facts
+        f'<li><b id="fact-{k.split()[0]}-{k.split()[-1].strip("()")}">{v}</b>{k}</li>'
+        for k, v in facts
     )
     return f'<ul class="facts">{items}</ul>'
 
@@ -167,6 +169,17 @@ def _bars(turns: Sequence[TurnRecord]) -> str:
         f'<path class="bar over" d="{"".join(over)}"/>'
         f'<line class="budget" x1="0" x2="{n}" y1="{budget_y:.1f}" y2="{budget_y:.1f}" '
         f'vector-effect="non-scaling-stroke"/></svg>'
+    )
+
+
+def _bars_note(turns: Sequence[TurnRecord]) -> str:
+    if not turns:
+        return "no turns"
+    top = max(turns, key=lambda t: t.tokens)
+    over = sum(1 for t in turns if t.overflowed)
+    return (
+        f"Dashed line: the budget, {turns[0].budget} tokens. Highest: {top.tokens} tokens "
+        f"(turn {top.index}). Red: the {over} turn(s) where the budget cut an entry."
     )
 
 
