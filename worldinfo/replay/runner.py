@@ -101,6 +101,7 @@ def replay_chat(
         raise ValueError("replay_chat needs a session with an empty chat")
     points = turn_points(messages, types)
     budget = compute_budget(session.settings, session.max_context)
+    count = _Memo(session.count_tokens)
     out: list[TurnRecord] = []
     for at, kind in points:
         session.append(messages[len(session.chat) : at])
@@ -118,13 +119,30 @@ def replay_chat(
                 type=kind,
                 budget=budget,
                 settings=session.settings,
-                count_tokens=session.count_tokens,
+                count_tokens=count,
                 substitute=session.macros,
             )
         )
         if progress is not None:
             progress(len(out), len(points))
     return out
+
+
+class _Memo:
+    """A token counter remembering the counts of recent texts: the same contents fire turn
+    after turn, and counting long non-ASCII text is slow. Bounded (cleared past 4,096)."""
+
+    def __init__(self, count: Callable[[str], int]) -> None:
+        self._count = count
+        self._seen: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        n = self._seen.get(text)
+        if n is None:
+            if len(self._seen) >= 4096:
+                self._seen.clear()
+            n = self._seen[text] = self._count(text)
+        return n
 
 
 def catalog(books: dict[str, Book], names: Sequence[str]) -> list[EntryInfo]:
