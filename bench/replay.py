@@ -13,6 +13,7 @@ entries fire, recurse and get cut as in a real chat. The book is read, never cop
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import sys
@@ -80,27 +81,33 @@ def run(book: Book, *, turns: int, settings: Settings, html: Path | None) -> Non
     print(f"python {platform.python_version()} on {platform.machine()}")
 
     s = _session(book, settings)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     records = replay_chat(s, chat, chat="generated")
-    replay_s = time.perf_counter() - t0
+    replay_s, replay_cpu = time.perf_counter() - t0, time.process_time() - c0
     stats = collect(records, catalog(s.books, s.selection_names()))
 
     plain = _session(book, settings)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for rec in records:
         plain.append(chat[len(plain.chat) : rec.message])
         plain.generate(rec.type)
-    plain_s = time.perf_counter() - t0
+    plain_s, plain_cpu = time.perf_counter() - t0, time.process_time() - c0
 
     t0 = time.perf_counter()
     page = render_html(stats, title=f"replay: {book.name}")
     html_s = time.perf_counter() - t0
     fired = sum(len(t.fired) for t in records)
     print(f"turns replayed:        {len(records)} ({fired} firings, {stats.overflows} overflows)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average at the end: {load:.1f} on {os.cpu_count()} CPU(s)")
     print(
-        f"replay (traced):       {replay_s:7.2f} s  ({1000 * replay_s / len(records):.1f} ms/turn)"
+        f"replay (traced):       {replay_s:7.2f} s wall, {replay_cpu:6.2f} s CPU "
+        f"({1000 * replay_s / len(records):.1f} ms/turn)"
     )
-    print(f"plain scans, no trace: {plain_s:7.2f} s  (replay / plain = {replay_s / plain_s:.2f})")
+    print(
+        f"plain scans, no trace: {plain_s:7.2f} s wall, {plain_cpu:6.2f} s CPU "
+        f"(replay / plain = {replay_s / plain_s:.2f} wall, {replay_cpu / plain_cpu:.2f} CPU)"
+    )
     print(f"HTML report:           {html_s:7.2f} s  {len(page) / 1e6:.2f} MB")
     if html is not None:
         html.write_text(page, encoding="utf-8")

@@ -50,6 +50,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="CHAT",
         help="also replay these chats and report what the entries did (never fired, ...)",
     )
+    p.add_argument("--seed", type=int, default=None, help="seed for probability rolls (--chat)")
     p.set_defaults(func=run)
 
 

@@ -117,7 +117,7 @@ function graph(D,t){
     var g=el("g",{"class":"node "+how,"data-entry":D.entries[f[0]][0],transform:"translate("+p[0]+","+p[1]+")"},svg);
     el("rect",{width:W,height:H,rx:4},g);
     var tx=el("text",{x:6,y:17},g),label=D.entries[f[0]][1];
-    tx.textContent=(label.length>27?label.slice(0,26)+"\u2026":label)+" \u00b7 "+how;
+    tx.textContent=(label.length>24?label.slice(0,23)+"\u2026":label)+" \u00b7 "+how;
     var tt=el("title",{},g);tt.textContent=D.entries[f[0]][1]+" ("+how+", "+f[4]+" tokens)";});
   var tr=D.turns[t]||["",0,"",0,0,0];
   document.getElementById("graph-note").textContent="turn "+t+" ("+tr[0]+" message "+tr[1]+", "+tr[2]+
