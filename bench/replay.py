@@ -75,7 +75,34 @@ def _session(book: Book, settings: Settings) -> Session:
     )
 
 
-def run(book: Book, *, turns: int, settings: Settings, html: Path | None) -> None:
+def _browser(page: str) -> None:
+    """Load the report and a one-turn report in headless Chromium, side by side."""
+    import re
+    import subprocess
+    import tempfile
+
+    small = render_html(collect([], []), title="empty")
+    with tempfile.TemporaryDirectory() as tmp:
+        times = []
+        for name, text in (("report", page), ("empty", small)):
+            f = Path(tmp) / f"{name}.html"
+            f.write_text(text, encoding="utf-8")
+            cmd = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu"]
+            cmd += [f"--user-data-dir={tmp}/p-{name}", "--no-first-run", "--dump-dom", f.as_uri()]
+            t0 = time.perf_counter()
+            dom = subprocess.run(
+                cmd, capture_output=True, text=True, check=True, timeout=300
+            ).stdout
+            times.append(time.perf_counter() - t0)
+            ready = 'data-ready="1"' in dom
+            elements = len(re.findall(r"<[a-zA-Z]", dom))
+            print(
+                f"chromium {name:7}: {times[-1]:5.2f} s to load and dump, {elements} elements, ready={ready}"
+            )
+        print(f"chromium report / empty page = {times[0] / times[1]:.2f}")
+
+
+def run(book: Book, *, turns: int, settings: Settings, html: Path | None, browser: bool) -> None:
     chat = chat_for(book, turns=turns)
     print(f"book {book.name!r}: {len(book.entries or ())} entries; chat {len(chat)} messages")
     print(f"python {platform.python_version()} on {platform.machine()}")
@@ -112,6 +139,8 @@ def run(book: Book, *, turns: int, settings: Settings, html: Path | None) -> Non
     if html is not None:
         html.write_text(page, encoding="utf-8")
         print(f"wrote {html}")
+    if browser:
+        _browser(page)
 
 
 def example(out: Path) -> None:
@@ -139,6 +168,7 @@ def main() -> None:
     p.add_argument("--recursive", action="store_true", help="scan with recursion on")
     p.add_argument("--html", type=Path, help="also write the report here")
     p.add_argument("--example", type=Path, help="write the bundled example's report and stop")
+    p.add_argument("--browser", action="store_true", help="also load the report in Chromium")
     args = p.parse_args()
     if args.example:
         example(args.example)
@@ -151,6 +181,7 @@ def main() -> None:
         turns=args.turns,
         settings=Settings(recursive=args.recursive),
         html=args.html,
+        browser=args.browser,
     )
 
 
