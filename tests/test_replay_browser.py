@@ -153,6 +153,30 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_table_sorts_in_chromium(tmp_path: Path) -> None:
+    """``#sort=-fired`` sorts the table as a click on "fired" twice would (stable: ties keep
+    the book's order); ``#sort=entry`` sorts by name."""
+    stats = _example_stats()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(stats), encoding="utf-8")
+    html, console = _chromium(page, tmp_path, "--dump-dom")  # no fragment: book order
+    assert _dom(html).rows == [s.info.key for s in stats.entries]
+    for fragment, expected in (
+        ("#sort=-fired", sorted(stats.entries, key=lambda s: -s.fired)),
+        ("#sort=tokens", sorted(stats.entries, key=lambda s: s.tokens)),
+    ):
+        url = page.as_uri() + fragment
+        proc = subprocess.run(
+            [str(CHROMIUM), *FLAGS, f"--user-data-dir={tmp_path / 'p2'}", "--dump-dom", url],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=True,
+        )
+        assert _dom(proc.stdout).rows == [s.info.key for s in expected], fragment
+    assert console == []
+
+
 def _synthetic(turns: int, entries: int) -> ReplayStats:
     """Turn records for a big replay, made directly (no scans): about 5% of the entries fire
     per turn, some through recursion, some are cut."""

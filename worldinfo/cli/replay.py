@@ -142,11 +142,13 @@ def _gen_types(path: str, count: int) -> list[str | None]:
         data = json.loads(text)
         if isinstance(data, list):
             objs = data
+    except RecursionError:
+        return []
     except ValueError:
         for line in text.split("\n")[1:]:
             try:
                 objs.append(json.loads(line))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
         objs = [o for o in objs if isinstance(o, dict)]
     if len(objs) != count:

@@ -3,7 +3,8 @@
 The script reads the figures from the page's ``<script type="application/json">`` block,
 draws the heat map on a ``<canvas>`` (one rectangle per run of equal cells, so 2,000 turns
 x 550 entries stay cheap), draws the recursion graph of the chosen turn as SVG, and sorts
-the entry table. Any error is written into ``#errors``; ``body[data-ready]`` marks the end.
+the entry table (on a click, or on load from ``#sort=fired`` / ``#sort=-fired`` in the
+URL). Any error is written into ``#errors``; ``body[data-ready]`` marks the end.
 """
 
 from __future__ import annotations
@@ -127,8 +128,8 @@ function graph(D,t){
 function sortable(){
   var table=document.getElementById("entries"),body=table.tBodies[0];
   Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
-    th.addEventListener("click",function(){
-      var asc=th.getAttribute("aria-sort")!=="ascending",num=th.classList.contains("n");
+    th.addEventListener("click",function(ev){
+      var asc=ev.desc?false:th.getAttribute("aria-sort")!=="ascending",num=th.classList.contains("n");
       Array.prototype.forEach.call(th.parentNode.cells,function(c){c.removeAttribute("aria-sort");});
       th.setAttribute("aria-sort",asc?"ascending":"descending");
       var rows=Array.prototype.slice.call(body.rows);
@@ -136,6 +137,9 @@ function sortable(){
         var c=num?(+x)-(+y):x.localeCompare(y);return asc?c:-c;});
       var frag=document.createDocumentFragment();rows.forEach(function(r){frag.appendChild(r);});
       body.appendChild(frag);});});
+  var m=/sort=(-?)([a-z-]+)/.exec(location.hash);
+  if(m){var th=table.querySelector('th[data-key="'+m[2]+'"]');
+    if(th){var ev=new Event("click");ev.desc=m[1]==="-";th.dispatchEvent(ev);}}
 }
 try{
   var D=JSON.parse(document.getElementById("data").textContent);

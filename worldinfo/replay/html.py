@@ -196,7 +196,9 @@ def _table(stats: ReplayStats) -> str:
         ("cut", "n"),
         ("cut by", ""),
     )
-    ths = "".join(f'<th class="{c}" scope="col">{t}</th>' for t, c in head)
+    ths = "".join(
+        f'<th class="{c}" scope="col" data-key="{t.replace(" ", "-")}">{t}</th>' for t, c in head
+    )
     body = [_row(s, n) for s in stats.entries]
     return (
         f'<table id="entries"><thead><tr>{ths}</tr></thead><tbody>{"".join(body)}</tbody></table>'
