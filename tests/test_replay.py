@@ -212,3 +212,31 @@ def test_replay_needs_an_empty_session() -> None:
     book = make_book()
     with pytest.raises(ValueError, match="empty chat"):
         replay_chat(_session(book, mulberry32(1), chat=[_msg("x")]), [_msg("y")])
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    """With stderr a terminal (a pty here) the replay draws its bar there; stdout is the report."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    book = write_book(tmp_path / "gen.json", make_book())
+    chat = write_chat(tmp_path / "c.json", make_chat(messages=40))
+    main_fd, child_fd = pty.openpty()
+    cmd = [sys.executable, "-m", "worldinfo", "replay", str(book), "--chat", str(chat), "--json"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=child_fd, timeout=300, check=False)
+    os.close(child_fd)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(main_fd)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["summary"]["turns"] == 20
+    assert b"\rc.json [" in err and b"20/20 turns" in err

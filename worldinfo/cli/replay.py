@@ -125,7 +125,7 @@ def replay_paths(
             types=_gen_types(chat, len(messages)),
             default_type=getattr(args, "type", "normal"),
             first_index=len(turns),
-            progress=_progress_bar(Path(chat).name) if sys.stderr.isatty() else None,
+            progress=ProgressBar(Path(chat).name) if sys.stderr.isatty() else None,
         )
     return collect(turns, catalog(inputs.books, names or inputs.global_names))
 
@@ -162,10 +162,6 @@ def _gen_type(obj: JSONValue) -> str | None:
     extra = obj.get("extra")
     value = obj.get("gen_type", extra.get("gen_type") if isinstance(extra, dict) else None)
     return value if isinstance(value, str) else None
-
-
-def _progress_bar(label: str) -> ProgressBar:
-    return ProgressBar(label)
 
 
 class ProgressBar:

@@ -136,7 +136,7 @@ def read_turn(
     cut = {k: CUTS[v.reason] for k, v in verdicts.items() if v.reason in CUTS}
     fired: list[Firing] = []
     earlier: list[tuple[int, str, str]] = []
-    matcher = ScanBuffer(chat=[], settings=settings)
+    matcher: ScanBuffer | None = None
     for entry in result.activated:
         key = entry_key(entry)
         content = _js.to_string(entry.get("content", ""))
@@ -149,6 +149,7 @@ def read_turn(
         if how == "key" and detail.get("found_in") == "recursion text":
             how = "recursion"
             needle = _js.trim(substitute(matched))
+            matcher = matcher or ScanBuffer(chat=[], settings=settings)
             sources = tuple(
                 k
                 for lp, k, text in earlier
