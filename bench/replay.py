@@ -95,9 +95,11 @@ def _browser(page: str) -> None:
             ).stdout
             times.append(time.perf_counter() - t0)
             ready = 'data-ready="1"' in dom
+            ms = re.search(r'data-render-ms="(\d+)"', dom)
             elements = len(re.findall(r"<[a-zA-Z]", dom))
             print(
-                f"chromium {name:7}: {times[-1]:5.2f} s to load and dump, {elements} elements, ready={ready}"
+                f"chromium {name:7}: {times[-1]:5.2f} s to load and dump, {elements} elements, "
+                f"ready={ready}, script {ms.group(1) if ms else '?'} ms"
             )
         print(f"chromium report / empty page = {times[0] / times[1]:.2f}")
 

@@ -4,7 +4,8 @@ The script reads the figures from the page's ``<script type="application/json">`
 draws the heat map on a ``<canvas>`` (one rectangle per run of equal cells, so 2,000 turns
 x 550 entries stay cheap), draws the recursion graph of the chosen turn as SVG, and sorts
 the entry table (on a click, or on load from ``#sort=fired`` / ``#sort=-fired`` in the
-URL). Any error is written into ``#errors``; ``body[data-ready]`` marks the end.
+URL). Any error is written into ``#errors``; ``body[data-ready]`` marks the
+end and ``body[data-render-ms]`` says how long the script took.
 """
 
 from __future__ import annotations
@@ -142,11 +143,13 @@ function sortable(){
     if(th){var ev=new Event("click");ev.desc=m[1]==="-";th.dispatchEvent(ev);}}
 }
 try{
+  var t0=performance.now();
   var D=JSON.parse(document.getElementById("data").textContent);
   heat(D);sortable();
   pick.max=String(Math.max(0,D.turns.length-1));pick.value=String(D.turn);
   pick.addEventListener("change",function(){var t=Math.max(0,Math.min(D.turns.length-1,+pick.value||0));graph(D,t);});
   graph(D,D.turn);
+  document.body.dataset.renderMs=String(Math.round(performance.now()-t0));
   document.body.dataset.ready="1";
 }catch(e){fail("error: "+(e&&e.stack||e));}
 })();
