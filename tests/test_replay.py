@@ -240,3 +240,13 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["summary"]["turns"] == 20
     assert b"\rc.json [" in err and b"20/20 turns" in err
+
+
+def test_settings_file_sets_the_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"budget": 1, "recursive": True}), encoding="utf-8")
+    args = [str(example("emberfall.json")), "--chat", str(example("emberfall-chat.json"))]
+    assert main(["replay", *args, "--settings", str(settings), "--seed", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {t["budget"] for t in data["turns"]} == {82}  # 1% of 8192, rounded
+    assert data["summary"]["overflows"] == sum(1 for t in data["turns"] if t["overflowed"]) > 0
