@@ -15,17 +15,19 @@ import os
 import sqlite3
 import sys
 from array import array
+from datetime import datetime
 from pathlib import Path
 from typing import Literal, Self
 
 from worldinfo.sources.retriever import Retriever, is_system_exchange
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.timestamps import optional_timestamp
 
 log = logging.getLogger(__name__)
 
 FORMAT = "worldinfo-chat-memory/1"
-USER_VERSION = 1
+USER_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,6 +41,15 @@ CREATE TABLE IF NOT EXISTS records (
     reply_tokens BLOB NOT NULL
 );
 """
+
+
+def migrate_v1_add_timestamps(db: sqlite3.Connection) -> None:
+    """Schema v1 -> v2: a nullable ``timestamp`` per record (ISO 8601 text, NULL = unknown).
+
+    Runs inside the caller's open transaction; records stored before keep NULL.
+    """
+    db.execute("ALTER TABLE records ADD COLUMN timestamp TEXT")
+    db.execute("PRAGMA user_version=2")
 
 
 class StoreError(Exception):
@@ -105,12 +116,14 @@ class SqliteStore(Retriever):
                     "INSERT OR IGNORE INTO meta VALUES (?, ?)",
                     [("format", FORMAT), ("punctuation", self.settings.punctuation)],
                 )
+            if version in (0, 1):
+                migrate_v1_add_timestamps(db)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        if version not in (0, USER_VERSION) or meta.get("format") != FORMAT:
+        if version not in (0, 1, USER_VERSION) or meta.get("format") != FORMAT:
             raise StoreError(f"{self.path}: unknown format {meta.get('format')!r} v{version}")
         if meta.get("punctuation") != self.settings.punctuation:
             raise StoreError(
@@ -125,13 +138,20 @@ class SqliteStore(Retriever):
                 raise StoreError(f"{self.path}: word ids are not contiguous at {wid}")
         self._persisted_words = len(index.words)
         rows = self._db.execute(
-            "SELECT id, source_ref, user, reply, user_tokens, reply_tokens FROM records ORDER BY id"
+            "SELECT id, source_ref, user, reply, user_tokens, reply_tokens, timestamp"
+            " FROM records ORDER BY id"
         )
         n_words = len(index.words)
-        for rid, ref, user, reply, ub, rb in rows:
+        for rid, ref, user, reply, ub, rb, stamp in rows:
             ut, rt = _tokens(ub), _tokens(rb)
             rec = Record(
-                id=rid, source_ref=ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
+                id=rid,
+                source_ref=ref,
+                user=user,
+                reply=reply,
+                user_tokens=ut,
+                reply_tokens=rt,
+                timestamp=_stored_timestamp(stamp, self.path, rid),
             )
             if any(t and (min(t) < 0 or max(t) >= n_words) for t in (ut, rt)):
                 raise StoreError(f"{self.path}: record {rid} refers to an unknown word")
@@ -139,17 +159,25 @@ class SqliteStore(Retriever):
         index.sync()
         log.debug("loaded %s records, %s words from %s", len(index), n_words, self.path)
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Store one finished exchange in one transaction (F15, F18).
 
         Args:
             user: the user's text.
             reply: the character's reply.
             source_ref: the exchange's identity; a second ingest with it is a no-op.
+            timestamp: when it happened (any form of ``timestamps.parse_timestamp``), or
+                ``None``.
 
         Returns:
             The new record (committed), or ``None`` if skipped.
+
+        Raises:
+            TimestampError: ``timestamp`` is in no accepted form (nothing is written).
         """
+        when = optional_timestamp(timestamp)
         if source_ref in self.index.by_ref or is_system_exchange(user):
             return None
         index = self.index
@@ -165,9 +193,9 @@ class SqliteStore(Retriever):
                     enumerate(new_words, self._persisted_words),
                 )
             cur = db.execute(
-                "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (source_ref, user, reply, _blob(ut), _blob(rt)),
+                "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens,"
+                " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+                (source_ref, user, reply, _blob(ut), _blob(rt), when and when.isoformat()),
             )
             db.execute("COMMIT")
         except BaseException:
@@ -177,7 +205,13 @@ class SqliteStore(Retriever):
         rid = cur.lastrowid
         assert rid is not None
         rec = Record(
-            id=rid, source_ref=source_ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
+            id=rid,
+            source_ref=source_ref,
+            user=user,
+            reply=reply,
+            user_tokens=ut,
+            reply_tokens=rt,
+            timestamp=when,
         )
         index.add(rec)
         return rec
@@ -210,6 +244,15 @@ class SqliteStore(Retriever):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _stored_timestamp(value: object, path: Path, rid: int) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise StoreError(f"{path}: record {rid} has a malformed timestamp {value!r}") from None
 
 
 def remove_database(path: str | Path) -> None:
