@@ -43,7 +43,7 @@ SETTINGS: dict[str, RetrieverSettings] = {
     "ranked": RetrieverSettings(exclusion=0, ranking="ranked"),
     "ranked-no-dates": RetrieverSettings(exclusion=0, ranking="ranked", dates=False),
     "ranked-no-stemming": RetrieverSettings(exclusion=0, ranking="ranked", stemming=False),
-    "ranked-neighbours-0.5": RetrieverSettings(exclusion=0, ranking="ranked", neighbour_weight=0.5),
+    "ranked-no-neighbours": RetrieverSettings(exclusion=0, ranking="ranked", neighbour_weight=0),
 }
 
 Search = Callable[[str], list[int]]

@@ -17,10 +17,14 @@ the value of a count-1 word).
 
 Relevance floor: a record is a candidate only if it contains a query term whose
 Robertson-Sparck Jones weight ln((N - df + 0.5) / (df + 0.5)) is >= 0, i.e. a term found in at
-most half of the exchanges -- a word most exchanges contain is no evidence on its own. With
-``neighbour_weight`` w > 0 a candidate ranks by own + w * (previous + next record's own
-score) (the ``central_score`` Z-Waif computed and dropped); candidates are still decided by
-their own terms.
+most half of the exchanges -- a word most exchanges contain is no evidence on its own.
+
+Neighbour evidence: a candidate ranks by own + w * (previous + next live record's own score),
+w = ``neighbour_weight``, default 1: exactly the ``central_score`` Z-Waif computed and never
+used (spec O23). In a chat the answer often sits in the exchange after the one that repeats
+the question's words (the character asks "which movie?", the user answers next turn), so the
+neighbours' evidence counts. Candidates are still decided by their own terms; rank ties go to
+the higher own score, then the most recent record.
 
 Dates (``date_phrases``): when the question names a day or span and some record has a
 timestamp, only the records of that span are eligible (none -> no memory); the phrase's words
@@ -244,21 +248,22 @@ def rank(
         span = None
         candidates = {rid for rid in evidence if rid < cut}
     w = settings.neighbour_weight
-    scored: list[tuple[float, int, int]] = []
+    scored: list[tuple[float, float, int, int]] = []
     for rid in candidates:
-        s = own.get(rid, 0.0)
+        mine = own.get(rid, 0.0)
+        s = mine
         if w and rid in own:
             prev, nxt = index.neighbours(rid, before=1, after=1)
             s += w * sum(own.get(r.id, 0.0) for r in (*prev, *nxt))
         distinct = 0 if rid in own else len({view.term_of[x] for x in _tokens(index, rid)} - {""})
-        scored.append((s, distinct, rid))
+        scored.append((s, mine, distinct, rid))
     scored.sort(reverse=True)
     note = ""
     if span is not None and not span:
         note = f"no stored exchange dated {_span_text(days)}"
     return RankedResult(
         terms=tuple(terms),
-        ranked=tuple((rid, s) for s, _, rid in scored),
+        ranked=tuple((rid, s) for s, _, _, rid in scored),
         date_query=dq,
         days=days,
         note=note,

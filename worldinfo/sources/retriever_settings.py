@@ -65,8 +65,9 @@ class RetrieverSettings:
             the settings below up to ``dates`` apply to the ranked mode only.
         bm25_k1: BM25's term-frequency saturation, 1.2 (Robertson and Zaragoza 2009).
         bm25_b: BM25's length normalisation, 0.75 (same source).
-        neighbour_weight: weight of the two neighbours' own scores in a candidate's rank
-            (0 = off, the default: it did not help on the development set).
+        neighbour_weight: weight of the two neighbours' own scores in a candidate's rank;
+            1 = Z-Waif's ``central_score`` (own + previous + next, unweighted, O23), the
+            default; 0 = own score only.
         stemming: map tokens to Porter step-1 stems (``ranked_terms``).
         dates: a question naming a day or span searches the exchanges of that span only.
         header: first line(s) of the memory block (O25).
@@ -93,7 +94,7 @@ class RetrieverSettings:
     ranking: Ranking = "zwaif"
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
-    neighbour_weight: float = 0.0
+    neighbour_weight: float = 1.0
     stemming: bool = True
     dates: bool = True
     header: str = DEFAULT_HEADER
