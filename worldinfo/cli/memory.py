@@ -13,10 +13,11 @@ from worldinfo._js import parse_json
 from worldinfo.cli._inputs import InputError, read_chat
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
-from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat
-from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat, st_chat_dates
+from worldinfo.sources.retriever_settings import RANKINGS, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_sqlite import SqliteStore, StoreError, remove_database
+from worldinfo.sources.timestamps import TimestampError, parse_timestamp
 from worldinfo.types import Book
 
 PROGRESS_EVERY_S = 1.0
@@ -47,6 +48,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--top", type=int, default=5, help="candidates to list")
     q.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.add_argument(
+        "--ranking", choices=RANKINGS, default="zwaif", help="retrieval mode (default zwaif)"
+    )
+    q.add_argument("--now", help="the present for relative dates (ISO; default: newest record)")
     q.set_defaults(func=run_query)
 
     def usage(_args: argparse.Namespace) -> int:
@@ -59,9 +64,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _ingest_into(
     store: SqliteStore, chat: Path, chat_id: str, *, adopt: bool
 ) -> tuple[int, int, int]:
+    dates = None
     if chat.suffix == ".jsonl":
         try:
-            _, messages = parse_st_chat(chat.read_text(encoding="utf-8"))
+            text = chat.read_text(encoding="utf-8")
+            _, messages = parse_st_chat(text)
+            dates = st_chat_dates(text)
         except ValueError as exc:
             raise ValueError(f"{chat}: {exc}") from exc
     else:
@@ -77,7 +85,7 @@ def _ingest_into(
             print(f"  {chat.name}: {done}/{total}", file=sys.stderr, flush=True)
 
     sync = ChatSync(store, chat_id=chat_id, adopt=adopt)
-    ingested, deleted = sync.sync(messages, progress=progress)
+    ingested, deleted = sync.sync(messages, progress=progress, dates=dates)
     return ingested, deleted, len(exchanges(messages, chat_id=sync.chat_id))
 
 
@@ -142,6 +150,16 @@ def _as_json(r: Retrieval, divisor: int) -> dict[str, object]:
         "pick": None if r.pick is None else {"record": r.pick.id, "source_ref": r.pick.source_ref},
         "window": [rec.id for rec in r.window],
         "block": r.block,
+        "hits": [
+            {
+                "source_ref": h.source_ref,
+                "timestamp": h.timestamp.isoformat() if h.timestamp else None,
+                "score": h.score,
+            }
+            for h in r.hits
+        ],
+        "days": [d.isoformat() for d in r.days] if r.days else None,
+        "note": r.note,
     }
 
 
@@ -152,6 +170,7 @@ def run_query(args: argparse.Namespace) -> int:
         character_name=args.character,
         smoothing=args.smoothing,
         punctuation=args.punctuation,
+        ranking=args.ranking,
     )
     if not Path(args.db).exists():
         print(f"error: {args.db}: no such store", file=sys.stderr)
@@ -159,8 +178,9 @@ def run_query(args: argparse.Namespace) -> int:
     try:
         lore = _lore(args)
         with SqliteStore(args.db, settings=settings) as store:
-            r = store.retrieve(args.text, args.previous, lore=lore, top=args.top)
-    except (OSError, ValueError, StoreError) as exc:
+            now = parse_timestamp(args.now) if args.now else None
+            r = store.retrieve(args.text, args.previous, lore=lore, top=args.top, now=now)
+    except (OSError, ValueError, StoreError, TimestampError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     div = settings.length_divisor
@@ -180,8 +200,14 @@ def run_query(args: argparse.Namespace) -> int:
             f"  #{s.record_id:<8} score {s.s115 / div:+.6f} (S115 {s.s115}, matches "
             f"{s.matches[0]}+{s.matches[1]}, kept {s.kept[0]}+{s.kept[1]})"
         )
+    if args.ranking == "ranked":
+        for h in r.hits:
+            when = h.timestamp.isoformat() if h.timestamp else "undated"
+            print(f"  {h.source_ref}  {when}  score {h.score:.4f}")
+    if r.days:
+        print(f"date: {r.days[0].isoformat()} .. {r.days[1].isoformat()}")
     if r.pick is None:
-        print("  (none)\npick: no memory")
+        print("  (none)\npick: no memory" + (f" ({r.note})" if r.note else ""))
         return 0
     print(f"pick: #{r.pick.id} {r.pick.source_ref}\n\n{r.block}")
     return 0
