@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from worldinfo.types import Book, Character, Entry, Message, Settings
 
 BOOK = Book(name="world", entries=(Entry.new(0, key=["harbour"], content="The harbour is old."),))
 MODES = {
-    "zwaif": RetrieverSettings(exclusion=4, stopword_share=0.05, character_name="Nova"),
+    "zwaif": RetrieverSettings(exclusion=4, stopword_share=Fraction(1, 20), character_name="Nova"),
     "ranked": RetrieverSettings(exclusion=4, ranking="ranked", character_name="Nova"),
 }
 
