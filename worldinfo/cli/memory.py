@@ -194,6 +194,8 @@ def run_query(args: argparse.Namespace) -> int:
         print(f"  {k.word:<24} {float(k.score):.6f}  count {k.count}  ({src}{lore_tag})")
     if not r.keywords:
         print("  (none)")
+    if r.days:
+        print(f"date: {r.days[0].isoformat()} .. {r.days[1].isoformat()}")
     print("candidates:")
     for s in r.ranked:
         print(
@@ -204,8 +206,6 @@ def run_query(args: argparse.Namespace) -> int:
         for h in r.hits:
             when = h.timestamp.isoformat() if h.timestamp else "undated"
             print(f"  {h.source_ref}  {when}  score {h.score:.4f}")
-    if r.days:
-        print(f"date: {r.days[0].isoformat()} .. {r.days[1].isoformat()}")
     if r.pick is None:
         print("  (none)\npick: no memory" + (f" ({r.note})" if r.note else ""))
         return 0
