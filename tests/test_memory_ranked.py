@@ -229,3 +229,18 @@ def test_default_exclusion_hiding_everything_is_reported(ranking: str) -> None:
 def test_unknown_ranking_is_rejected() -> None:
     with pytest.raises(ValueError, match="ranking must be one of"):
         RetrieverSettings(ranking="fuzzy")  # type: ignore[arg-type]
+
+
+def test_deletes_and_appends_keep_the_view_equal_to_a_fresh_store() -> None:
+    pairs = [*FILLER, ("Quokkas are my favourite.", "Cute!"), ("More quokkas.", "Again!")]
+    store = _store(pairs)
+    first = store.retrieve("quokkas", top=5).hits
+    assert store.delete("ex4") and store.ingest("Quokka facts.", "Fun.", source_ref="ex6")
+    again = store.retrieve("quokkas", top=5).hits
+    fresh = MemoryStore(settings=RANKED)
+    for ref, (u, r) in [(f"ex{i}", p) for i, p in enumerate(pairs) if i != 4]:
+        fresh.ingest(u, r, source_ref=ref)
+    fresh.ingest("Quokka facts.", "Fun.", source_ref="ex6")
+    expected = fresh.retrieve("quokkas", top=5).hits
+    assert [(h.source_ref, h.score) for h in again] == [(h.source_ref, h.score) for h in expected]
+    assert [h.source_ref for h in first] != [h.source_ref for h in again]

@@ -35,14 +35,16 @@ greetings).
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
 from worldinfo.sources.date_phrases import DateQuery, find_date
-from worldinfo.sources.ranked_terms import STOP_WORDS, stem, term
-from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.ranked_terms import STOP_WORDS, stem
+from worldinfo.sources.ranked_view import RankedView
+from worldinfo.sources.retriever_index import RetrieverIndex
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import tokenize
 
@@ -81,62 +83,11 @@ class RankedResult:
     note: str
 
 
-class RankedView:
-    """Term-level statistics of a ``RetrieverIndex``, brought up to date before each query."""
-
-    def __init__(self, index: RetrieverIndex, *, stemming: bool) -> None:
-        self.index = index
-        self.stemming = stemming
-        self.term_of: list[str] = []
-        self.words_of: dict[str, list[int]] = {}
-        self.dl: dict[int, int] = {}
-        self.total_dl = 0
-        self._signature: tuple[int, int] = (0, 0)
-
-    def term(self, token: str) -> str:
-        """The term of a token under this view's stemming choice."""
-        if self.stemming:
-            return term(token)
-        t = term(token)
-        return "" if not t else token
-
-    def refresh(self) -> None:
-        """Map new words to terms; recompute document lengths if the records changed."""
-        index = self.index
-        for wid in range(len(self.term_of), len(index.words)):
-            t = self.term(index.words[wid])
-            self.term_of.append(t)
-            if t:
-                self.words_of.setdefault(t, []).append(wid)
-        live = index.live_ids
-        signature = (len(live), live[-1] if live else 0)
-        if signature == self._signature:
-            return
-        term_of, records, dl = self.term_of, index.records, self.dl
-        for rid in live:
-            if rid not in dl:
-                rec = records[rid]
-                dl[rid] = sum(1 for w in (*rec.user_tokens, *rec.reply_tokens) if term_of[w])
-        for rid in [r for r in dl if r not in records]:
-            del dl[rid]
-        self.total_dl = sum(dl.values())
-        self._signature = signature
-
-    def tf(self, t: str) -> Counter[int]:
-        """Term frequency per live record."""
-        records = self.index.records
-        out: Counter[int] = Counter()
-        for wid in self.words_of.get(t, ()):
-            for half in self.index.post:
-                out.update(rid for rid in half[wid] if rid in records)
-        return out
-
-
-def _days(dq: DateQuery, records: list[Record], today: date) -> tuple[date, date] | None:
+def _days(dq: DateQuery, view: RankedView, today: date) -> tuple[date, date] | None:
     if dq.anchor == "span":
         assert dq.first_day is not None and dq.last_day is not None
         return dq.first_day, dq.last_day
-    days = sorted({r.timestamp.date() for r in records if r.timestamp is not None})
+    days = sorted(set(view.days.values()))
     if dq.anchor == "first":
         return (days[0], days[0]) if days else None
     before = [d for d in days if d < today]
@@ -151,18 +102,19 @@ def _query_terms(
     *,
     lore: frozenset[str],
     settings: RetrieverSettings,
-) -> list[QueryTerm]:
+) -> tuple[list[QueryTerm], dict[str, Counter[int]]]:
     n = len(view.index.records)
     lore_terms = {view.term(t) for t in lore} - {""}
     top_idf = math.log(1 + (n - 0.5) / 1.5)
     out: dict[str, QueryTerm] = {}
     reply: list[QueryTerm] = []
+    freqs: dict[str, Counter[int]] = {}
     for from_reply, text in ((False, message), (True, previous_reply)):
         for token in tokenize(text, punctuation=settings.punctuation):
             t = view.term(token)
             if not t or t in out or any(q.term == t for q in reply):
                 continue
-            tf = view.tf(t)
+            tf = freqs[t] = view.tf(t)
             if not tf:
                 continue
             df = len(tf)
@@ -185,7 +137,7 @@ def _query_terms(
             else:
                 out[t] = q
     reply.sort(key=lambda q: -q.idf)
-    return [*out.values(), *reply[: settings.reply_cap]]
+    return [*out.values(), *reply[: settings.reply_cap]], freqs
 
 
 def rank(
@@ -197,6 +149,7 @@ def rank(
     lore: frozenset[str],
     settings: RetrieverSettings,
     today: date | None,
+    top: int,
 ) -> RankedResult:
     """Rank the eligible records for a question (see the module docstring).
 
@@ -208,41 +161,36 @@ def rank(
         lore: lore tokens (F9).
         settings: constants (``bm25_k1``, ``bm25_b``, ``neighbour_weight``, ``dates`` ...).
         today: the reference day for relative dates (``None``: the newest record's day).
+        top: how many candidates to return.
 
     Returns:
-        The query terms and every candidate as (record id, score), best first.
+        The query terms and the best ``top`` candidates as (record id, score), best first.
     """
     view.refresh()
-    records = [index.records[r] for r in index.live_ids]
-    stamped = [r for r in records if r.timestamp is not None]
-    if today is None and stamped:
-        today = max(r.timestamp.date() for r in stamped if r.timestamp is not None)
-    dq = find_date(message, today=today) if settings.dates and stamped and today else None
+    if today is None and view.days:
+        today = max(view.days.values())
+    dq = find_date(message, today=today) if settings.dates and today and view.days else None
     days = None
     if dq is not None:
         assert today is not None
-        days = _days(dq, records, today)
+        days = _days(dq, view, today)
         message = dq.remove_from(message)
-    terms = _query_terms(view, message, previous_reply, lore=lore, settings=settings)
+    terms, freqs = _query_terms(view, message, previous_reply, lore=lore, settings=settings)
     cut = index.cutoff(settings.exclusion)
-    n = len(records)
+    n = len(index.records)
     avgdl = view.total_dl / n if n else 0.0
     k1, b = settings.bm25_k1, settings.bm25_b
     own: dict[int, float] = {}
     evidence: set[int] = set()
     for q in terms:
         informative = 2 * q.df <= n
-        for rid, tf in view.tf(q.term).items():
+        for rid, tf in freqs[q.term].items():
             norm = k1 * (1 - b + b * view.dl[rid] / avgdl) if avgdl else k1
             own[rid] = own.get(rid, 0.0) + q.weight * q.idf * tf * (k1 + 1) / (tf + norm)
             if informative:
                 evidence.add(rid)
     if days is not None:
-        span = {
-            r.id
-            for r in stamped
-            if r.timestamp is not None and days[0] <= r.timestamp.date() <= days[1]
-        }
+        span = {rid for rid, day in view.days.items() if days[0] <= day <= days[1]}
         candidates = {rid for rid in span if rid < cut}
     else:
         span = None
@@ -253,17 +201,16 @@ def rank(
         mine = own.get(rid, 0.0)
         s = mine
         if w and rid in own:
-            prev, nxt = index.neighbours(rid, before=1, after=1)
-            s += w * sum(own.get(r.id, 0.0) for r in (*prev, *nxt))
+            s += w * sum(own.get(x, 0.0) for x in view.neighbour_ids(rid))
         distinct = 0 if rid in own else len({view.term_of[x] for x in _tokens(index, rid)} - {""})
         scored.append((s, mine, distinct, rid))
-    scored.sort(reverse=True)
+    best = heapq.nlargest(max(top, 1), scored)
     note = ""
     if span is not None and not span:
         note = f"no stored exchange dated {_span_text(days)}"
     return RankedResult(
         terms=tuple(terms),
-        ranked=tuple((rid, s) for s, _, _, rid in scored),
+        ranked=tuple((rid, s) for s, _, _, rid in best),
         date_query=dq,
         days=days,
         note=note,

@@ -15,7 +15,8 @@ from datetime import date, datetime
 from fractions import Fraction
 
 from worldinfo.sources.date_phrases import DateQuery
-from worldinfo.sources.ranked import QueryTerm, RankedView, rank
+from worldinfo.sources.ranked import QueryTerm, rank
+from worldinfo.sources.ranked_view import RankedView
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
 from worldinfo.sources.retriever_keywords import Keyword
 from worldinfo.sources.retriever_scoring import Scored
@@ -168,7 +169,9 @@ def ranked_retrieval(
 ) -> Retrieval:
     """Run the ranked mode (``ranked.rank``) and assemble its result (best ``top`` hits)."""
     today = now.date() if isinstance(now, datetime) else now
-    found = rank(index, view, message, previous_reply, lore=lore, settings=settings, today=today)
+    found = rank(
+        index, view, message, previous_reply, lore=lore, settings=settings, today=today, top=top
+    )
     kws = tuple(
         Keyword(
             word=q.word,
@@ -182,7 +185,7 @@ def ranked_retrieval(
     )
     return assemble(
         index,
-        found.ranked[: max(top, 1)],
+        found.ranked,
         settings=settings,
         keywords=kws,
         terms=found.terms,

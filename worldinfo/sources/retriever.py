@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Protocol
 
-from worldinfo.sources.ranked import RankedView
+from worldinfo.sources.ranked_view import RankedView
 from worldinfo.sources.retrieval import Hit, Retrieval, assemble, format_block, ranked_retrieval
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
 from worldinfo.sources.retriever_keywords import Keyword, select_keywords
@@ -197,7 +197,7 @@ class Retriever:
                     f"not {type(value).__name__}"
                 )
         if self.settings.ranking == "ranked":
-            if self._view is None:
+            if self._view is None or self._view.stemming != self.settings.stemming:
                 self._view = RankedView(self.index, stemming=self.settings.stemming)
             return ranked_retrieval(
                 self.index,

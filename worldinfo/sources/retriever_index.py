@@ -140,6 +140,11 @@ class RetrieverIndex:
                     postings[wid] = array("i", filter(live, ids))
         self._dead_postings = 0
 
+    @property
+    def has_dead_postings(self) -> bool:
+        """Whether the postings still hold ids of deleted records (skipped when reached)."""
+        return self._dead_postings > 0
+
     def __len__(self) -> int:
         return len(self.records)
 
