@@ -180,7 +180,8 @@ class Retriever:
             previous_reply: the character's reply just before it (``""`` = none).
             lore: lore tokens (``retriever_tokenize.lore_tokens`` of the books' keys).
             top: how many ranked candidates to report (the pick is always the first).
-            reference: use the full-scan reference path instead of the inverted index.
+            reference: use the full-scan reference path instead of the inverted index (ranked
+                mode: per-record data computed afresh instead of the cached view).
             now: the present, for relative dates ("yesterday") in the ranked mode
                 (default: the newest stored exchange's timestamp).
 
@@ -199,9 +200,10 @@ class Retriever:
         if self.settings.ranking == "ranked":
             if self._view is None or self._view.stemming != self.settings.stemming:
                 self._view = RankedView(self.index, stemming=self.settings.stemming)
+            fresh = RankedView(self.index, stemming=self.settings.stemming)
             return ranked_retrieval(
                 self.index,
-                self._view,
+                fresh if reference else self._view,
                 message,
                 previous_reply,
                 lore=lore,
