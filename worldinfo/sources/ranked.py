@@ -1,7 +1,7 @@
 """The ranked memory mode: BM25 over exchanges, Z-Waif's query-side weights, dates.
 
 Each live record (one exchange, user text + reply) is a document of *terms*
-(``ranked_terms.term``: function words dropped, Porter step-1 stems). A record's score is
+(``ranked_terms.term``: function words dropped, Porter steps 1 and 5a). A record's score is
 
     sum over query terms t of  w_t * idf_t * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))
 

@@ -12,11 +12,12 @@ stop-word once its share of all tokens passes 0.000937), a fixed list does not d
 history's size, so it cannot swallow the topic words of a short history; BM25's IDF already
 discounts words that are frequent in this history.
 
-The stemmer is steps 1a-1c of Porter's algorithm (M. F. Porter, "An algorithm for suffix
-stripping", Program 14(3), 1980): plurals and ``-ed``/``-ing`` only (``recommended`` and
-``recommend`` meet, ``painting`` and ``paint`` meet), not the derivational steps 2-5, which
-conflate too much for short chat texts (``general``/``generous``). Words of one or two
-letters and words with characters outside a-z are left as they are.
+The stemmer is steps 1a-1c and 5a of Porter's algorithm (M. F. Porter, "An algorithm for
+suffix stripping", Program 14(3), 1980): plurals, ``-ed``/``-ing`` and a final ``e``
+(``recommended`` and ``recommend`` meet, ``painting`` and ``paint``, ``movies`` and
+``movie``), not the derivational steps 2-4, which conflate too much for short chat texts
+(``general``/``generous``). Words of one or two letters and words with characters outside
+a-z are left as they are.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def _step1b_fix(stem: str) -> str:
 
 
 def stem(word: str) -> str:
-    """Return the Porter step 1a-1c stem of a lower-case word (see the module docstring).
+    """Return the Porter steps 1a-1c + 5a stem of a lower-case word (see the module docstring).
 
     Args:
         word: one token.
@@ -120,6 +121,10 @@ def stem(word: str) -> str:
                 break
     if w.endswith("y") and _has_vowel(w[:-1]):
         w = w[:-1] + "i"
+    if w.endswith("e"):
+        m = _measure(w[:-1])
+        if m > 1 or (m == 1 and not _cvc(w[:-1])):
+            w = w[:-1]
     return w
 
 

@@ -68,7 +68,7 @@ class RetrieverSettings:
         neighbour_weight: weight of the two neighbours' own scores in a candidate's rank;
             1 = Z-Waif's ``central_score`` (own + previous + next, unweighted, O23), the
             default; 0 = own score only.
-        stemming: map tokens to Porter step-1 stems (``ranked_terms``).
+        stemming: map tokens to Porter stems, steps 1a-1c and 5a (``ranked_terms``).
         dates: a question naming a day or span searches the exchanges of that span only.
         header: first line(s) of the memory block (O25).
         footer: end of the memory block (O25).
