@@ -123,3 +123,11 @@ def test_the_earliest_phrase_wins_and_can_be_removed() -> None:
     found = find_date(q, today=TODAY)
     assert found is not None and found.phrase == "Yesterday"
     assert "Yesterday" not in found.remove_from(q)
+
+
+def test_only_the_head_of_a_huge_message_is_searched() -> None:
+    from worldinfo.sources.date_phrases import MAX_SCAN
+
+    assert find_date("on " * (MAX_SCAN // 3) + "yesterday", today=TODAY) is None
+    found = find_date("yesterday " + "on " * 100_000, today=TODAY)
+    assert found is not None and found.first_day == date(2023, 5, 5)

@@ -248,3 +248,10 @@ def test_deletes_and_appends_keep_the_view_equal_to_a_fresh_store() -> None:
     expected = fresh.retrieve("quokkas", top=5).hits
     assert [(h.source_ref, h.score) for h in again] == [(h.source_ref, h.score) for h in expected]
     assert [h.source_ref for h in first] != [h.source_ref for h in again]
+
+
+def test_overlong_tokens_are_not_stemmed() -> None:
+    from worldinfo.sources.ranked_terms import MAX_STEM
+
+    assert stem("walks" * 20) == "walks" * 20
+    assert len("walking" * 7) <= MAX_STEM and stem("walking" * 7) == "walking" * 6 + "walk"

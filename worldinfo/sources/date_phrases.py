@@ -17,7 +17,8 @@ recognised, case-insensitively:
   time we talked``): anchors resolved by the retriever to the first day with stored
   exchanges, or the latest such day before ``today``.
 
-Vague phrases ("a few days ago", "recently", "the other day", "before") are deliberately not
+Only the first ``MAX_SCAN`` characters are searched (a question is short; this bounds the
+time a hostile message can take). Vague phrases ("a few days ago", "recently", "the other day", "before") are deliberately not
 dates: they would exclude the exchange the user means far more often than they would help.
 """
 
@@ -31,6 +32,8 @@ from typing import Literal
 from worldinfo.sources.timestamps import MONTHS
 
 Anchor = Literal["span", "first", "last"]
+MAX_SCAN = 10_000
+"""Characters of a question searched for a date phrase."""
 
 _NUMBERS = {
     w: n
@@ -163,8 +166,9 @@ def find_date(question: str, *, today: date) -> DateQuery | None:
         The phrase found earliest in the text (ties: the longest), or ``None``.
     """
     found: list[tuple[int, int, DateQuery]] = []
+    head = question[:MAX_SCAN]
     for name, pattern in _PATTERNS:
-        for m in pattern.finditer(question):
+        for m in pattern.finditer(head):
             if name in ("first", "last"):
                 anchor: Anchor = "first" if name == "first" else "last"
                 query = DateQuery(phrase=m[0], start=m.start(), end=m.end(), anchor=anchor)

@@ -110,7 +110,7 @@ def _query_terms(
     reply: list[QueryTerm] = []
     freqs: dict[str, Counter[int]] = {}
     for from_reply, text in ((False, message), (True, previous_reply)):
-        for token in tokenize(text, punctuation=settings.punctuation):
+        for token in dict.fromkeys(tokenize(text, punctuation=settings.punctuation)):
             t = view.term(token)
             if not t or t in out or any(q.term == t for q in reply):
                 continue

@@ -17,7 +17,8 @@ suffix stripping", Program 14(3), 1980): plurals, ``-ed``/``-ing`` and a final `
 (``recommended`` and ``recommend`` meet, ``painting`` and ``paint``, ``movies`` and
 ``movie``), not the derivational steps 2-4, which conflate too much for short chat texts
 (``general``/``generous``). Words of one or two letters and words with characters outside
-a-z are left as they are.
+a-z are left as they are, and so are words longer than ``MAX_STEM`` letters (no English
+word is; it bounds the time a hostile token can take).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 """English function words, written without apostrophes as the tokenizer leaves them."""
 
 _VOWELS = frozenset("aeiou")
+MAX_STEM = 50
+"""Longer tokens are not stemmed."""
 
 
 def _consonant(word: str, i: int) -> bool:
@@ -104,7 +107,7 @@ def stem(word: str) -> str:
     Returns:
         The stem (the word itself if it is short or not plain a-z).
     """
-    if len(word) <= 2 or not word.isascii() or not word.isalpha():
+    if not 2 < len(word) <= MAX_STEM or not word.isascii() or not word.isalpha():
         return word
     w = word
     if w.endswith(("sses", "ies")):
