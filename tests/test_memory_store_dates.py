@@ -143,3 +143,15 @@ def test_bad_chat_lines_name_the_file(tmp_path: Path) -> None:
     chat.write_text('{"user_name": "x"}\n{not json\n', encoding="utf-8")
     with pytest.raises(ValueError, match="bad.jsonl"):
         ingest_st_chat(MemoryStore(), chat)
+
+
+def test_a_foreign_v1_database_is_not_migrated(tmp_path: Path) -> None:
+    db = tmp_path / "other.db"
+    shutil.copy(V1, db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value = 'someone-else/1' WHERE key = 'format'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="unknown format 'someone-else/1' v1"):
+        SqliteStore(db)
+    assert _version(db) == 1

@@ -116,7 +116,7 @@ class SqliteStore(Retriever):
                     "INSERT OR IGNORE INTO meta VALUES (?, ?)",
                     [("format", FORMAT), ("punctuation", self.settings.punctuation)],
                 )
-            if version in (0, 1):
+            if version == 0 or (version == 1 and _stored_format(db) == FORMAT):
                 migrate_v1_add_timestamps(db)
             db.execute("COMMIT")
         except BaseException:
@@ -244,6 +244,11 @@ class SqliteStore(Retriever):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _stored_format(db: sqlite3.Connection) -> object:
+    row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    return None if row is None else row[0]
 
 
 def _stored_timestamp(value: object, path: Path, rid: int) -> datetime | None:
