@@ -18,12 +18,13 @@ from worldinfo._js import parse_json
 from worldinfo.cli._inputs import InputError, read_chat
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
-from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat
-from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat, st_chat_dates
+from worldinfo.sources.retriever_settings import RANKINGS, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_rebuild import build_atomically, salvage
 from worldinfo.sources.store_sqlite import BUSY_TIMEOUT_S, SqliteStore
+from worldinfo.sources.timestamps import TimestampError, parse_timestamp
 from worldinfo.types import Book
 
 PROGRESS_EVERY_S = 1.0
@@ -61,6 +62,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--top", type=int, default=5, help="candidates to list")
     q.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.add_argument(
+        "--ranking", choices=RANKINGS, default="zwaif", help="retrieval mode (default zwaif)"
+    )
+    q.add_argument("--now", help="the present for relative dates (ISO; default: newest record)")
     q.set_defaults(func=run_query)
     s = acts.add_parser("salvage", help="recover every readable exchange into a new store")
     s.add_argument("src", metavar="SRC.db", help="the damaged store (only read)")
@@ -99,9 +104,12 @@ def _fail(exc: BaseException) -> int:
 def _ingest_into(
     store: SqliteStore, chat: Path, chat_id: str, *, adopt: bool
 ) -> tuple[int, int, int]:
+    dates = None
     if chat.suffix == ".jsonl":
         try:
-            _, messages = parse_st_chat(chat.read_text(encoding="utf-8"))
+            text = chat.read_text(encoding="utf-8")
+            _, messages = parse_st_chat(text)
+            dates = st_chat_dates(text)
         except ValueError as exc:
             raise ValueError(f"{chat}: {exc}") from exc
     else:
@@ -117,7 +125,7 @@ def _ingest_into(
             print(f"  {chat.name}: {done}/{total}", file=sys.stderr, flush=True)
 
     sync = ChatSync(store, chat_id=chat_id, adopt=adopt)
-    ingested, deleted = sync.sync(messages, progress=progress)
+    ingested, deleted = sync.sync(messages, progress=progress, dates=dates)
     return ingested, deleted, len(exchanges(messages, chat_id=sync.chat_id))
 
 
@@ -186,6 +194,16 @@ def _as_json(r: Retrieval, divisor: int) -> dict[str, object]:
         "pick": None if r.pick is None else {"record": r.pick.id, "source_ref": r.pick.source_ref},
         "window": [rec.id for rec in r.window],
         "block": r.block,
+        "hits": [
+            {
+                "source_ref": h.source_ref,
+                "timestamp": h.timestamp.isoformat() if h.timestamp else None,
+                "score": h.score,
+            }
+            for h in r.hits
+        ],
+        "days": [d.isoformat() for d in r.days] if r.days else None,
+        "note": r.note,
     }
 
 
@@ -196,12 +214,14 @@ def run_query(args: argparse.Namespace) -> int:
         character_name=args.character,
         smoothing=args.smoothing,
         punctuation=args.punctuation,
+        ranking=args.ranking,
     )
     try:
         lore = _lore(args)
+        now = parse_timestamp(args.now) if args.now else None
         with SqliteStore(args.db, settings=settings, readonly=True) as store:
-            r = store.retrieve(args.text, args.previous, lore=lore, top=args.top)
-    except (ValueError, *STORE_ERRORS) as exc:
+            r = store.retrieve(args.text, args.previous, lore=lore, top=args.top, now=now)
+    except (ValueError, TimestampError, *STORE_ERRORS) as exc:
         return _fail(exc)
     div = settings.length_divisor
     if args.json:
@@ -214,14 +234,20 @@ def run_query(args: argparse.Namespace) -> int:
         print(f"  {k.word:<24} {float(k.score):.6f}  count {k.count}  ({src}{lore_tag})")
     if not r.keywords:
         print("  (none)")
+    if r.days:
+        print(f"date: {r.days[0].isoformat()} .. {r.days[1].isoformat()}")
     print("candidates:")
     for s in r.ranked:
         print(
             f"  #{s.record_id:<8} score {s.s115 / div:+.6f} (S115 {s.s115}, matches "
             f"{s.matches[0]}+{s.matches[1]}, kept {s.kept[0]}+{s.kept[1]})"
         )
+    if args.ranking == "ranked":
+        for h in r.hits:
+            when = h.timestamp.isoformat() if h.timestamp else "undated"
+            print(f"  {h.source_ref}  {when}  score {h.score:.4f}")
     if r.pick is None:
-        print("  (none)\npick: no memory")
+        print("  (none)\npick: no memory" + (f" ({r.note})" if r.note else ""))
         return 0
     print(f"pick: #{r.pick.id} {r.pick.source_ref}\n\n{r.block}")
     return 0

@@ -1,4 +1,5 @@
-"""A small example lorebook and chat, written for worldinfo (MIT), used by ``worldinfo demo``."""
+"""Small examples written for worldinfo (MIT): a lorebook and chat (``worldinfo demo``) and a
+dated SillyTavern chat for the memory (``memory-chat.jsonl``)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from worldinfo.sources.store_open import (
     remove_side_files,
 )
 from worldinfo.sources.store_pages import leaf_rows
+from worldinfo.sources.store_schema import has_timestamps
 from worldinfo.sources.store_sqlite import BUSY_TIMEOUT_S, SqliteStore
 
 log = logging.getLogger(__name__)
@@ -38,7 +40,7 @@ T = TypeVar("T")
 MAX_UNREADABLE_RUN = 100_000
 """Salvage stops after this many ids in a row could not be read past the last known id."""
 
-_COLS = "id, source_ref, user, reply"
+_COLS = "id, source_ref, user, reply, {stamp}"
 
 
 def _retire_wal(target: Path) -> None:
@@ -149,10 +151,14 @@ def readable_records(db: sqlite3.Connection, lost: list[int]) -> Iterator[tuple[
     the next id is then read on its own, and the range read resumes after it.
     """
     top = _upper_bound(db)
+    try:
+        cols = _COLS.format(stamp="timestamp" if has_timestamps(db) else "NULL")
+    except sqlite3.DatabaseError:
+        cols = _COLS.format(stamp="NULL")
     pos, misses = 0, 0
     while True:
         try:
-            for row in db.execute(f"SELECT {_COLS} FROM records WHERE id > ? ORDER BY id", (pos,)):
+            for row in db.execute(f"SELECT {cols} FROM records WHERE id > ? ORDER BY id", (pos,)):
                 pos, misses = int(row[0]), 0
                 yield tuple(row)
             return
@@ -161,7 +167,7 @@ def readable_records(db: sqlite3.Connection, lost: list[int]) -> Iterator[tuple[
         pos += 1
         misses += 1
         try:
-            row = db.execute(f"SELECT {_COLS} FROM records WHERE id = ?", (pos,)).fetchone()
+            row = db.execute(f"SELECT {cols} FROM records WHERE id = ?", (pos,)).fetchone()
         except sqlite3.DatabaseError:
             lost.append(pos)
         else:
@@ -191,8 +197,19 @@ def _is_record(cols: list[object]) -> bool:
         len(cols) >= 6  # a column added later (ALTER TABLE) makes newer rows longer
         and cols[0] is None
         and all(isinstance(c, str) for c in cols[1:4])
-        and all(isinstance(c, bytes) for c in cols[4:])
+        and all(isinstance(c, bytes) for c in cols[4:6])
+        and all(c is None or isinstance(c, str) for c in cols[6:7])  # v2: timestamp
     )
+
+
+def _timestamp_or_none(value: object) -> datetime | None:
+    """A stored timestamp, or ``None`` where it is missing or unreadable (the text is kept)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def salvage(
@@ -228,15 +245,20 @@ def salvage(
         if missing:  # the b-tree could not reach them: look for their cells page by page
             for rowid, cols in leaf_rows(src.read_bytes()):
                 if rowid in missing and _is_record(cols):
-                    rows.append((rowid, *cols[1:4]))
+                    rows.append((rowid, *cols[1:4], cols[6] if len(cols) > 6 else None))
                     missing.discard(rowid)
             rows.sort(key=lambda row: int(str(row[0])))
         counts = [0, 0]
 
         def fill(store: SqliteStore) -> None:
-            for _rid, ref, user, reply in rows:
+            for _rid, ref, user, reply, stamp in rows:
                 ok = all(isinstance(x, str) for x in (ref, user, reply))
-                if ok and store.ingest(str(user), str(reply), source_ref=str(ref)) is not None:
+                when = _timestamp_or_none(stamp)
+                if (
+                    ok
+                    and store.ingest(str(user), str(reply), source_ref=str(ref), timestamp=when)
+                    is not None
+                ):
                     counts[0] += 1
                 else:
                     counts[1] += 1

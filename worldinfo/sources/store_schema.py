@@ -18,7 +18,8 @@ from worldinfo.sources.store_errors import StoreCorruptError, StoreError, salvag
 log = logging.getLogger(__name__)
 
 FORMAT = "worldinfo-chat-memory/1"
-USER_VERSION = 1
+USER_VERSION = 2
+"""1: the first format; 2: adds a nullable ``records.timestamp`` (ISO 8601 text)."""
 BUSY_TIMEOUT_S = 10.0
 """How long an ingest waits for another process's write lock before ``StoreBusyError``."""
 QUICK_CHECK_S = 2.0
@@ -62,17 +63,41 @@ def rollback(db: sqlite3.Connection) -> None:
             log.debug("rollback failed: %s", exc)
 
 
+def migrate_v1_add_timestamps(db: sqlite3.Connection) -> None:
+    """Schema v1 -> v2: a nullable ``timestamp`` per record (ISO 8601 text, NULL = unknown).
+
+    Runs inside the caller's open transaction; records stored before keep NULL.
+    """
+    db.execute("ALTER TABLE records ADD COLUMN timestamp TEXT")
+    db.execute("PRAGMA user_version=2")
+
+
+def has_timestamps(db: sqlite3.Connection) -> bool:
+    """Whether the records carry timestamps (v2); a v1 store opened read-only does not."""
+    return bool(db.execute("PRAGMA user_version").fetchone()[0] >= 2)
+
+
+def _stored_format(db: sqlite3.Connection) -> object:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None else row[0]
+
+
 def migrate_schema(db: sqlite3.Connection, *, punctuation: str) -> None:
     """Create the schema of a new store or upgrade an older one: the one place it changes.
 
     Runs under the write lock and re-reads ``user_version`` there, so two processes creating
-    one store at once do it once. Version 1 is the first format (no upgrade exists yet).
+    one store at once do it once. A v1 store of this format gains timestamps (v2); a file of
+    another format is left alone (``validate_meta`` refuses it).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] == USER_VERSION:
         return
     db.execute("BEGIN IMMEDIATE")
     try:
-        if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
             for statement in _SCHEMA_V1.split(";"):
                 if statement.strip():
                     db.execute(statement)
@@ -80,7 +105,9 @@ def migrate_schema(db: sqlite3.Connection, *, punctuation: str) -> None:
                 "INSERT OR IGNORE INTO meta VALUES (?, ?)",
                 [("format", FORMAT), ("punctuation", punctuation)],
             )
-            db.execute(f"PRAGMA user_version={USER_VERSION}")
+            db.execute("PRAGMA user_version=1")
+        if version in (0, 1) and _stored_format(db) == FORMAT:
+            migrate_v1_add_timestamps(db)
         db.execute("COMMIT")
     except BaseException:
         rollback(db)
@@ -123,7 +150,7 @@ def validate_meta(db: sqlite3.Connection, path: Path, *, punctuation: str) -> No
         if "no such table" not in str(exc):
             raise
         meta = {}
-    if version != USER_VERSION or meta.get("format") != FORMAT:
+    if version not in (1, USER_VERSION) or meta.get("format") != FORMAT:
         raise StoreError(
             f"{path}: not a chat-memory database (format {meta.get('format')!r}, version {version})"
         )

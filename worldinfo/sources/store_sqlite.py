@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from array import array
+from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
@@ -38,12 +39,14 @@ from worldinfo.sources.store_schema import (
     FORMAT,
     USER_VERSION,
     blob,
+    has_timestamps,
     migrate_schema,
     quick_check,
     rollback,
     tokens_of,
     validate_meta,
 )
+from worldinfo.sources.timestamps import optional_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -124,19 +127,26 @@ class SqliteStore(Retriever):
                     f"{self.path}: word ids are not contiguous at {wid}; {salvage_hint(self.path)}"
                 )
         n_words = len(index.words)
+        stamps = "timestamp" if has_timestamps(db) else "NULL"
         rows = db.execute(
-            "SELECT id, source_ref, user, reply, user_tokens, reply_tokens FROM records"
-            " WHERE id > ? ORDER BY id",
+            f"SELECT id, source_ref, user, reply, user_tokens, reply_tokens, {stamps}"
+            " FROM records WHERE id > ? ORDER BY id",
             (self._max_id,),
         )
-        for rid, ref, user, reply, ub, rb in rows:
+        for rid, ref, user, reply, ub, rb, stamp in rows:
             ut, rt = tokens_of(ub), tokens_of(rb)
             if any(t and (min(t) < 0 or max(t) >= n_words) for t in (ut, rt)):
                 raise StoreCorruptError(
                     f"{self.path}: record {rid} refers to an unknown word; {salvage_hint(self.path)}"
                 )
             rec = Record(
-                id=rid, source_ref=ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
+                id=rid,
+                source_ref=ref,
+                user=user,
+                reply=reply,
+                user_tokens=ut,
+                reply_tokens=rt,
+                timestamp=_stored_timestamp(stamp, self.path, rid),
             )
             index.add(rec)
             self._max_id = rid
@@ -172,10 +182,13 @@ class SqliteStore(Retriever):
         lore: frozenset[str] = frozenset(),
         top: int = 1,
         reference: bool = False,
+        now: datetime | date | None = None,
     ) -> Retrieval:
         """Retrieve after catching up with other writers (see ``Retriever.retrieve``)."""
         self.refresh()
-        return super().retrieve(message, previous_reply, lore=lore, top=top, reference=reference)
+        return super().retrieve(
+            message, previous_reply, lore=lore, top=top, reference=reference, now=now
+        )
 
     def _write_lock(self, doing: str) -> None:
         if self.readonly:
@@ -183,13 +196,17 @@ class SqliteStore(Retriever):
         self._db.execute("BEGIN IMMEDIATE")
         self._catch_up()
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Store one finished exchange in one transaction (F15, F18).
 
         Args:
             user: the user's text.
             reply: the character's reply.
             source_ref: the exchange's identity; a second ingest with it is a no-op.
+            timestamp: when it happened (any form of ``timestamps.parse_timestamp``), or
+                ``None``.
 
         Returns:
             The new record (committed), or ``None`` if skipped.
@@ -197,7 +214,9 @@ class SqliteStore(Retriever):
         Raises:
             StoreError: the exchange could not be stored (a subclass says why); the store
                 and this object are unchanged.
+            TimestampError: ``timestamp`` is in no accepted form (nothing is written).
         """
+        when = optional_timestamp(timestamp)
         if source_ref in self.index.by_ref or is_system_exchange(user):
             return None
         words_u, words_r = self.tokens(user), self.tokens(reply)
@@ -223,9 +242,9 @@ class SqliteStore(Retriever):
                         [(i, w) for w, i in new.items()],
                     )
                 cur = db.execute(
-                    "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (source_ref, user, reply, blob(ut), blob(rt)),
+                    "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens,"
+                    " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+                    (source_ref, user, reply, blob(ut), blob(rt), when and when.isoformat()),
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -238,7 +257,13 @@ class SqliteStore(Retriever):
         rid = cur.lastrowid
         assert rid is not None
         rec = Record(
-            id=rid, source_ref=source_ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
+            id=rid,
+            source_ref=source_ref,
+            user=user,
+            reply=reply,
+            user_tokens=ut,
+            reply_tokens=rt,
+            timestamp=when,
         )
         index.add(rec)
         self._max_id = max(self._max_id, rid)
@@ -295,6 +320,17 @@ class SqliteStore(Retriever):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _stored_timestamp(value: object, path: Path, rid: int) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise StoreCorruptError(
+            f"{path}: record {rid} has a malformed timestamp {value!r}; {salvage_hint(path)}"
+        ) from None
 
 
 __all__ = [
