@@ -139,9 +139,8 @@ def split_key(key: str) -> tuple[str, str] | None:
     if not all(c in _RULE_FLAGS for c in flags):
         return None
     pattern = key[1:last]
-    for i, c in enumerate(pattern):
-        if c == "/" and (i == 0 or pattern[i - 1] != "\\"):
-            return None
+    if "/" in pattern.replace("\\/", ""):  # a "/" not preceded by a backslash
+        return None
     return pattern.replace("\\/", "/", 1), flags
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import RegexKey, RegexTimeout, regex_key, shown
-from worldinfo.regex_limits import DEFAULT_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo._jsregex import RegexKey, RegexTimeout, shown
+from worldinfo.regex_limits import RegexClock, TimeoutMemo
 from worldinfo.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import ScanState, Settings
@@ -61,15 +61,13 @@ class ScanBuffer:
     inject: list[str] = field(default_factory=list)
     recurse: list[str] = field(default_factory=list)
     skew: int = 0
-    limits: RegexLimits = DEFAULT_LIMITS
+    regex: RegexClock = field(default_factory=RegexClock)
     memo: TimeoutMemo | None = None
     trust: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
     undecided: int = 0
     """Key tests answered "no match" for want of time (timeouts, refusals, budget)."""
-    regex_spent: float = 0.0
-    regex_skipped: int = 0
     _refused: set[tuple[str, str]] = field(default_factory=set)
     _depth: list[str] = field(default_factory=list)
     _cache: dict[tuple[object, ...], str] = field(default_factory=dict)
@@ -178,7 +176,11 @@ class ScanBuffer:
         """
         if self.untrusted and not self.key_allowed(needle, entry):
             return False
-        rk = regex_key(needle)
+        if self.regex.over(needle):
+            self.undecided += 1
+            self.regex.skipped += 1
+            return False
+        rk = self.regex.compile(needle)
         if rk is not None:
             return self._test_regex(rk, haystack, entry)
         case = _js.coalesce(entry.get("caseSensitive", UNDEFINED), self.settings.case_sensitive)
@@ -209,7 +211,8 @@ class ScanBuffer:
     def _test_regex(self, rk: RegexKey, haystack: str, entry: Mapping[str, JSONValue]) -> bool:
         """Run a regex key within its per-key bound and what is left of the scan's total;
         a key known to time out on this very text (``memo``) is not run again."""
-        limits = self.limits
+        clock = self.regex
+        limits = clock.limits
         memo = self.memo
         if memo is not None and (rk.key, haystack) in memo:
             self.undecided += 1
@@ -218,10 +221,10 @@ class ScanBuffer:
                 f"key {shown(rk.key)}"
             )
             return False
-        remaining = limits.per_scan - self.regex_spent
+        remaining = clock.remaining()
         if remaining <= 0:
             self.undecided += 1
-            self.regex_skipped += 1
+            clock.skipped += 1
             return False
         timeout = min(limits.per_key, remaining)
         start = limits.clock()
@@ -234,14 +237,14 @@ class ScanBuffer:
             self.warnings.append(f"regex key {exc.reason}: {_where(entry)}, key {shown(rk.key)}")
             return False
         finally:
-            self.regex_spent += limits.clock() - start
+            clock.spent += limits.clock() - start
 
     def finish(self) -> None:
         """Add the scan's summary warnings (regex keys skipped for want of time)."""
-        if self.regex_skipped:
+        if self.regex.skipped:
             self.warnings.append(
-                f"regex time budget of {self.limits.per_scan:g} s per scan used up: "
-                f"{self.regex_skipped} regex key test(s) skipped (counted as no match)"
+                f"regex time budget of {self.regex.limits.per_scan:g} s per scan used up: "
+                f"{self.regex.skipped} regex key test(s) skipped (counted as no match)"
             )
 
 

@@ -19,7 +19,7 @@ from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_b
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook, assemble, authors_note
 from worldinfo.prepared import Plan, ScanCache
-from worldinfo.regex_limits import DEFAULT_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.timed_effects import TimedEffects, entry_key, normalise
@@ -110,7 +110,7 @@ def check(
     trace: bool = False,
     cache: ScanCache | None = None,
     trust: TrustPolicy = DEFAULT_TRUST,
-    regex_limits: RegexLimits = DEFAULT_LIMITS,
+    regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
     regex_memo: TimeoutMemo | None = None,
 ) -> ScanResult:
     """Evaluate World Info once, as SillyTavern 1.15.0 does.
@@ -204,9 +204,8 @@ def _check(
     regex_memo: TimeoutMemo | None,
 ) -> ScanResult:
     # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
-    buffer = ScanBuffer(
-        chat, settings, scan_data, limits=regex_limits, memo=regex_memo, trust=trust
-    )
+    regex = RegexClock(regex_limits)
+    buffer = ScanBuffer(chat, settings, scan_data, regex=regex, memo=regex_memo, trust=trust)
     for value in inject:
         text = substitute(value)
         if text:
@@ -214,7 +213,7 @@ def _check(
     budget = compute_budget(settings, max_context)
     plan: Plan | None = None
     if cache is not None:
-        plan = cache.plan(books, selection, settings, trust=trust)
+        plan = cache.plan(books, selection, settings, trust=trust, regex=regex)
         if plan is not None and (
             trace
             or any(timed_state[t] for t in ("sticky", "cooldown"))

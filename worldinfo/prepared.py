@@ -23,7 +23,7 @@ from enum import IntEnum
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import regex_key
+from worldinfo._jsregex import split_key
 from worldinfo.buffer import MATCH_FLAGS
 from worldinfo.gathering import (
     BookSelection,
@@ -36,6 +36,7 @@ from worldinfo.gathering import (
     select_books,
 )
 from worldinfo.matcher import KeyIndex, Needle, required_literal
+from worldinfo.regex_limits import RegexClock
 from worldinfo.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
 from worldinfo.types import Book, Entry, Settings
@@ -160,8 +161,13 @@ class ScanCache:
         settings: Settings,
         *,
         trust: TrustPolicy = DEFAULT_TRUST,
+        regex: RegexClock | None = None,
     ) -> Plan | None:
-        """The plan for this selection; ``None`` when a selected book has no ``entries``."""
+        """The plan for this selection; ``None`` when a selected book has no ``entries``.
+
+        Compiling the regex keys of a new plan is charged to ``regex`` (the scan's clock);
+        once it is spent, the remaining regex keys are left to the scan (``UNKNOWN``).
+        """
         if trust != self._trust:  # untrusted entries are prepared under the policy
             self._entries.clear()
             self._books.clear()
@@ -182,7 +188,7 @@ class ScanCache:
             for name in [n for n in self._books if n not in books]:
                 del self._books[name]
                 self._entries.pop(name, None)
-            plan = self._build(selected, books, strategy, settings)
+            plan = self._build(selected, books, strategy, settings, regex or RegexClock())
             plan.books = chosen
             if key not in self._plans and len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
@@ -221,6 +227,7 @@ class ScanCache:
         books: Mapping[str, Book],
         strategy: JSONValue,
         settings: Settings,
+        regex: RegexClock,
     ) -> Plan:
         origin_of: dict[int, Origin] = {}
 
@@ -249,11 +256,18 @@ class ScanCache:
             seen.add(id(obj))
             entries.append(obj)
         untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
-        return build_plan(entries, settings, origins, trust=(self._trust, untrusted))
+        gate = Gate(policy=self._trust, untrusted=untrusted, regex=regex)
+        return build_plan(entries, settings, origins, gate=gate)
 
 
-Gate = tuple[TrustPolicy, frozenset[str]]
-"""The policy and the ``"world.uid"`` of the untrusted entries."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gate:
+    """What a plan's keys are prepared under: the trust policy, the ``"world.uid"`` of the
+    untrusted entries, and the scan's regex clock (compiling is charged to it)."""
+
+    policy: TrustPolicy = DEFAULT_TRUST
+    untrusted: frozenset[str] = frozenset()
+    regex: RegexClock = field(default_factory=RegexClock)
 
 
 def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> int:
@@ -261,13 +275,16 @@ def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gat
     a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
     if not isinstance(key, str) or "{{" in key:
         return UNKNOWN
-    if gate[1] and entry_key(entry) in gate[1] and key_refusal(key, gate[0]) is not None:
+    untrusted = gate.untrusted and entry_key(entry) in gate.untrusted
+    if untrusted and key_refusal(key, gate.policy) is not None:
         return UNKNOWN
     if not key:
         return EMPTY
     text = _js.trim(key)
     if text.startswith("/"):
-        rk = regex_key(text)
+        if gate.regex.over(text):
+            return UNKNOWN  # not compiled now: the scan decides (and skips it) itself
+        rk = gate.regex.compile(text) if split_key(text) is not None else None
         if rk is not None:
             clipped = rk.exact_below is not None or rk.refused is not None
             found = None if clipped else required_literal(rk.source, rk.flags)
@@ -325,9 +342,10 @@ def build_plan(
     settings: Settings,
     origins: list[Origin],
     *,
-    trust: Gate = (DEFAULT_TRUST, frozenset()),
+    gate: Gate | None = None,
 ) -> Plan:
     """Compute the static facts of sorted, decorated entries (each a distinct object)."""
+    trust = gate or Gate()
     needles = KeyIndex()
     configs: dict[tuple[float | None, tuple[bool, ...]], int] = {}
     plan = Plan(
@@ -344,8 +362,8 @@ def build_plan(
         needles=needles,
         origins=origins,
         hashed=bytearray(len(entries)),
-        trust=trust[0],
-        untrusted=trust[1],
+        trust=trust.policy,
+        untrusted=trust.untrusted,
     )
     for pos, e in enumerate(entries):
         keys = e.get("key", UNDEFINED)

@@ -6,6 +6,10 @@ the injected ``clock``), the remaining regex key tests of that scan are skipped 
 as no match, one summary warning). A key that ran out of its full per-key time on a text
 is remembered in a ``TimeoutMemo`` (``Session`` keeps one) and not run again on that same
 text in later scans: it would time out again.
+
+Compiling counts too: ``RegexClock`` (one per scan) charges every ``regex_key`` call to the
+scan's total, whether the key index compiles it while preparing a book or the scan does;
+once the total is spent, regex-shaped keys are neither compiled nor tested in that scan.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from worldinfo._jsregex import DEFAULT_TIMEOUT
+from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexKey, regex_key, split_key
 
 DEFAULT_SCAN_BUDGET = 1.0
 """Seconds of regex matching allowed per scan, all keys and passes together."""
@@ -35,7 +39,7 @@ class RegexLimits:
     clock: Callable[[], float] = field(default=time.perf_counter, compare=False)
 
 
-DEFAULT_LIMITS = RegexLimits()
+DEFAULT_REGEX_LIMITS = RegexLimits()
 
 
 class TimeoutMemo:
@@ -66,3 +70,34 @@ class TimeoutMemo:
 
     def __len__(self) -> int:
         return len(self._seen)
+
+
+@dataclass(slots=True)
+class RegexClock:
+    """One scan's regex time: what compiling and matching regex keys have used so far.
+
+    Args:
+        limits: the time limits.
+    """
+
+    limits: RegexLimits = DEFAULT_REGEX_LIMITS
+    spent: float = 0.0
+    skipped: int = 0
+    """Regex-shaped key tests skipped because the total was spent."""
+
+    def remaining(self) -> float:
+        """Seconds left of the scan's total."""
+        return self.limits.per_scan - self.spent
+
+    def over(self, key: str) -> bool:
+        """Is ``key`` (trimmed) regex-shaped while the total is spent? (Then it is skipped.)"""
+        return self.spent >= self.limits.per_scan and split_key(key) is not None
+
+    def compile(self, key: str) -> RegexKey | None:
+        """``regex_key(key)``, its time (a cache hit costs microseconds) charged."""
+        clock = self.limits.clock
+        start = clock()
+        try:
+            return regex_key(key)
+        finally:
+            self.spent += clock() - start

@@ -19,7 +19,7 @@ from worldinfo.gathering import BookSelection, sorted_entries
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook
 from worldinfo.prepared import ScanCache
-from worldinfo.regex_limits import DEFAULT_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
 from worldinfo.timed_effects import entry_key
@@ -96,7 +96,7 @@ class Session:
         regex_hook: RegexHook | None = None,
         sources: Sequence[ActivationSource] = (),
         trust: TrustPolicy = DEFAULT_TRUST,
-        regex_limits: RegexLimits = DEFAULT_LIMITS,
+        regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
     ) -> None:
         self.books = dict(books)
         self.settings = settings
