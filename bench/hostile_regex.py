@@ -12,6 +12,7 @@ Run by hand, not in CI (timings depend on the machine). It measures, in one run:
   new message (a new text: the per-scan budget bounds it);
 * compiling one alternation of 20,000 / 60,000 / 600,000 branches (``regex_key``, cache
   cleared): refused or compiled, and how long it took;
+* the slowest compiles just inside the limits (adversarial atoms repeated);
 * the longest warning line printed.
 
 Each figure is printed next to the bound it is held to (``RegexLimits.per_scan``, the
@@ -109,6 +110,39 @@ def bench_compile() -> list[str]:
     return lines
 
 
+ADVERSARIAL = {
+    "dot, i flag": (".", "i"),
+    "\\w, iu flags": ("\\w", "iu"),
+    "\\p{L}, iu flags": ("\\p{L}", "iu"),
+    "class, i flag": ("[a-y]", "i"),
+    "group": ("(a)", ""),
+    "group + backreference, i flag": ("(a)\\1", "i"),
+    "two-letter branch": ("ab|", ""),
+}
+
+
+def bench_worst_accepted() -> list[str]:
+    """The slowest compiles among keys just inside the limits: each atom repeated as often
+    as the limits allow (the count shrinks by 10% until the key is accepted)."""
+    lines = []
+    for name, (atom, flags) in ADVERSARIAL.items():
+        n = 100_000 // len(atom)
+        while n > 1:
+            key = f"/{atom * n}a/{flags}"
+            regex_key.cache_clear()
+            start, cpu = time.perf_counter(), time.process_time()
+            rk = regex_key(key)
+            took, cpu = time.perf_counter() - start, time.process_time() - cpu
+            if rk is not None and rk.refused is None:
+                lines.append(
+                    f"just inside the limits, {name} x {n}: compiled in {took * 1000:.0f} ms "
+                    f"wall, {cpu * 1000:.0f} ms CPU; {took / 0.5:.2f} of the 0.5 s bound"
+                )
+                break
+            n = n * 9 // 10
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the three measurements and print them."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -120,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         out = bench_cli(args.keys, Path(tmp))
     out += bench_session(args.session_keys, args.generations)
     out += bench_compile()
+    out += bench_worst_accepted()
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores (wall times stretch under load)")
     print("\n".join(out))

@@ -33,7 +33,7 @@ MAX_PATTERN = 10_000
 """Longest pattern (characters between the slashes) compiled; longer keys are refused."""
 MAX_BRANCHES = 2_000
 """Most alternatives (``|`` characters + 1) a pattern may have; more are refused."""
-MAX_TRANSLATED = 100_000
+MAX_TRANSLATED = 40_000
 """Longest translation (``regex`` syntax, classes spelled out) handed to ``regex.compile``."""
 KEY_SHOWN = 200
 """Most characters of a key quoted in a warning or log line."""
