@@ -196,3 +196,10 @@ def test_refused_key_is_reported_like_a_timeout(fast: bool) -> None:
     (warning,) = result.warnings
     assert warning.startswith("regex key refused: pattern longer than")
     assert "book 'b', entry 0" in warning
+
+
+def test_lint_names_the_refusal() -> None:
+    from worldinfo._lint_regex import diagnose
+
+    ((code, message),) = diagnose("/" + "a" * (MAX_PATTERN + 1) + "/", timeout=0.01)
+    assert code == "WI011" and "never compiles it" in message

@@ -199,7 +199,7 @@ _NEVER = regex.compile("(?!)", regex.V0)
 
 
 def _refused(key: str, pattern: str, flags: str, reason: str) -> RegexKey:
-    log.warning("regex key %s %s", shown(key), reason)
+    log.debug("regex key %s %s", shown(key), reason)
     return RegexKey(source=pattern, flags=flags, key=key, compiled=_NEVER, refused=reason)
 
 
