@@ -18,6 +18,7 @@ from worldinfo._jsregex import (
     RegexTimeout,
     regex_key,
 )
+from worldinfo._lint_regex import diagnose
 from worldinfo.prepared import ScanCache
 from worldinfo.regex_limits import TimeoutMemo
 from worldinfo.types import Entry
@@ -199,7 +200,5 @@ def test_refused_key_is_reported_like_a_timeout(fast: bool) -> None:
 
 
 def test_lint_names_the_refusal() -> None:
-    from worldinfo._lint_regex import diagnose
-
     ((code, message),) = diagnose("/" + "a" * (MAX_PATTERN + 1) + "/", timeout=0.01)
     assert code == "WI011" and "never compiles it" in message
