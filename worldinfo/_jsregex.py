@@ -17,7 +17,7 @@ from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
-from worldinfo._jsregex_fold import fold_text
+from worldinfo._jsregex_fold import fold_text, prepare
 from worldinfo._jsregex_names import JSSyntaxError
 from worldinfo._jsregex_parse import translate
 
@@ -142,6 +142,14 @@ def split_key(key: str) -> tuple[str, str] | None:
     if "/" in pattern.replace("\\/", ""):  # a "/" not preceded by a backslash
         return None
     return pattern.replace("\\/", "/", 1), flags
+
+
+def prepare_tables(key: str) -> None:
+    """Build the one-time tables compiling ``key`` needs (case folding for ``i`` keys), so
+    that the time of ``regex_key(key)`` is the key's own."""
+    parts = split_key(key)
+    if parts is not None and "i" in parts[1]:
+        prepare(unicode="u" in parts[1])
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

@@ -119,6 +119,13 @@ def fold_text(text: str, *, unicode: bool) -> str:
     return text.translate(fold_table(unicode))
 
 
+def prepare(*, unicode: bool) -> None:
+    """Build the case tables of a mode now (a one-time cost of about a second per process),
+    so that timing a compile measures the key, not the first use of the tables."""
+    fold_table(unicode)
+    _members(unicode)
+
+
 @functools.cache
 def _members(unicode: bool) -> tuple[str, tuple[int, ...]]:
     """Every member of every case group, as one string, and the group of each position."""

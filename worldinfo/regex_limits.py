@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexKey, regex_key, split_key
+from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexKey, prepare_tables, regex_key, split_key
 
 DEFAULT_SCAN_BUDGET = 1.0
 """Seconds of regex matching allowed per scan, all keys and passes together."""
@@ -94,7 +94,9 @@ class RegexClock:
         return self.spent >= self.limits.per_scan and split_key(key) is not None
 
     def compile(self, key: str) -> RegexKey | None:
-        """``regex_key(key)``, its time (a cache hit costs microseconds) charged."""
+        """``regex_key(key)``, its time (a cache hit costs microseconds) charged; the
+        process's one-time case tables are built first, uncharged."""
+        prepare_tables(key)
         clock = self.limits.clock
         start = clock()
         try:
