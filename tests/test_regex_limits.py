@@ -202,3 +202,13 @@ def test_refused_key_is_reported_like_a_timeout(fast: bool) -> None:
 def test_lint_names_the_refusal() -> None:
     ((code, message),) = diagnose("/" + "a" * (MAX_PATTERN + 1) + "/", timeout=0.01)
     assert code == "WI011" and "never compiles it" in message
+
+
+def test_refused_key_is_reported_every_scan_not_remembered() -> None:
+    key = "/" + "a" * (MAX_PATTERN + 1) + "/"
+    b = book_of([key])
+    session = Session(books={"b": b}, global_books=["b"], chat=[Message(name="U", mes="hi")])
+    for _ in range(2):
+        (warning,) = session.generate("regenerate").warnings
+        assert warning.startswith("regex key refused")
+    assert len(session.regex_memo) == 0

@@ -232,7 +232,7 @@ class ScanBuffer:
             return rk.test(haystack, timeout=timeout)
         except RegexTimeout as exc:
             self.undecided += 1
-            if memo is not None and (timeout >= limits.per_key or exc.refused):
+            if memo is not None and not exc.refused and timeout >= limits.per_key:
                 memo.add(rk.key, haystack)
             self.warnings.append(f"regex key {exc.reason}: {_where(entry)}, key {shown(rk.key)}")
             return False
