@@ -67,7 +67,8 @@ class ScanBuffer:
     untrusted: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
     undecided: int = 0
-    """Key tests answered "no match" for want of time (timeouts, refusals, budget)."""
+    """Regex key tests answered "no match" undecided (timed out, refused at compile time,
+    skipped once the scan's total was spent, or known to time out on the text)."""
     _refused: set[tuple[str, str]] = field(default_factory=set)
     _depth: list[str] = field(default_factory=list)
     _cache: dict[tuple[object, ...], str] = field(default_factory=dict)
