@@ -19,9 +19,11 @@ from worldinfo.gathering import BookSelection, sorted_entries
 from worldinfo.macros import Macros, Substitute
 from worldinfo.output import RegexHook
 from worldinfo.prepared import ScanCache
+from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
 from worldinfo.timed_effects import entry_key
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 AN_KEY = "2_floating_prompt"
@@ -70,6 +72,8 @@ class Session:
         substitute: a macro substituter factory ``(user, char) -> Substitute``.
         regex_hook: regex scripts for contents at assembly.
         sources: activation sources run at every scan.
+        trust: what entries of untrusted origin may not do (``worldinfo.trust``).
+        regex_limits: time allowed to regex keys, per test and per scan.
     """
 
     def __init__(
@@ -91,6 +95,8 @@ class Session:
         substitute: Callable[[str, str], Substitute] | None = None,
         regex_hook: RegexHook | None = None,
         sources: Sequence[ActivationSource] = (),
+        trust: TrustPolicy = DEFAULT_TRUST,
+        regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
     ) -> None:
         self.books = dict(books)
         self.settings = settings
@@ -110,6 +116,10 @@ class Session:
         )
         self.regex_hook = regex_hook
         self.sources = list(sources)
+        self.trust = trust
+        self.regex_limits = regex_limits
+        self.regex_memo = TimeoutMemo()
+        """Regex keys that timed out on a scan text: not run on that text again."""
         self._forced: dict[str, dict[str, JSONValue]] = {}
         self._prompts: dict[str, _Prompt] = {}
         self._should_add_note = False
@@ -157,13 +167,16 @@ class Session:
         wanted = {f"{w}.{_js.to_string(u)}" for w, u in keys}
         plan = None
         if self.scan_cache is not None:
-            plan = self.scan_cache.plan(self.books, self.selection, self.settings)
+            plan = self.scan_cache.plan(self.books, self.selection, self.settings, trust=self.trust)
         if plan is not None:
             plan.ensure_all_hashes()
             entries: Sequence[Mapping[str, JSONValue]] = plan.entries
         else:
             entries = sorted_entries(
-                self.books, self.selection, strategy=self.settings.character_strategy
+                self.books,
+                self.selection,
+                strategy=self.settings.character_strategy,
+                trust=self.trust,
             )
         self.force_activate(e for e in entries if entry_key(e) in wanted)
 
@@ -333,6 +346,9 @@ class Session:
             context=context,
             trace=trace,
             cache=self.scan_cache,
+            trust=self.trust,
+            regex_limits=self.regex_limits,
+            regex_memo=self.regex_memo,
         )
         self.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
         if result.forced_consumed:

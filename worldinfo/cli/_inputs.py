@@ -91,7 +91,8 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--untrusted",
         action="store_true",
-        help="neutralise @@activate, constant and regex keys of imported files",
+        help="imported entries are untrusted: no constant, @@activate, sticky, ignoreBudget, "
+        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy)",
     )
     add_limit_option(p)
 

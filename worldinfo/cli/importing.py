@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--untrusted",
         action="store_true",
-        help="neutralise constant, regex keys and @@activate (see importers.trust)",
+        help="imported entries are untrusted: no constant, @@activate, sticky, ignoreBudget, "
+        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy)",
     )
     p.add_argument(
         "--st-exact", action="store_true", help="card export with SillyTavern's exact defaults"
