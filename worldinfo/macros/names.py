@@ -1,9 +1,14 @@
-"""Macro substitution: the part of SillyTavern's ``substituteParams`` the engine needs.
+"""The ``{{user}}``/``{{char}}``-only substituter and the ``Substitute`` plug-in point.
 
-The default substituter replaces ``{{user}}`` and ``{{char}}`` (any letter case), exactly
-what the golden oracle models. Front-ends with a fuller macro engine pass their own
-callable to ``check``/``Session`` (``Substitute``): it receives the raw value and returns
-text. Like SillyTavern, a falsy value gives ``""`` and a non-string value throws.
+``Macros`` replaces ``{{user}}`` and ``{{char}}`` (any letter case), exactly what the World
+Info golden oracle models; ``check()`` uses it by default. ``Session`` and the CLI use the
+full evaluator (``worldinfo.macros.StMacros``). Front-ends with their own macro engine pass
+any callable (``Substitute``): it receives the raw value and returns text. Like
+SillyTavern, a falsy value gives ``""`` and a non-string value throws.
+
+A substituter that sets ``identity_without_braces = True`` promises that a string without
+``{{`` comes back unchanged with no side effect; the engine then skips calling it for keys
+the key index has already decided (the fast path).
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from worldinfo._js import JSError, JSONValue, truthy
 
 Substitute = Callable[[JSONValue], str]
 """A macro substituter: raw JSON value in, substituted text out (may raise ``JSError``)."""
+
+
+def identity_without_braces(substitute: Substitute) -> bool:
+    """Does ``substitute`` promise to return strings without ``{{`` unchanged, side-effect free?"""
+    return getattr(substitute, "identity_without_braces", False) is True
 
 _USER = re.compile(r"\{\{user\}\}", re.IGNORECASE)
 _CHAR = re.compile(r"\{\{char\}\}", re.IGNORECASE)
@@ -32,6 +42,11 @@ class Macros:
 
     user: str = "User"
     char: str = ""
+
+    @property
+    def identity_without_braces(self) -> bool:
+        """Always: text without ``{{`` is returned as is."""
+        return True
 
     def __call__(self, value: JSONValue) -> str:
         """Substitute macros in ``value``."""

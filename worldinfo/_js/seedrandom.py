@@ -1,0 +1,50 @@
+"""The ``seedrandom`` package (3.0.5, ARC4) seeded with a number: SillyTavern's ``{{pick}}``."""
+
+from __future__ import annotations
+
+from worldinfo._js.values import format_number
+
+
+def seedrandom_first(seed: float) -> float:
+    """Return the first output of ``seedrandom(seed)`` for a number ``seed`` (spec M8.4).
+
+    Args:
+        seed: the seed; its decimal ``String()`` plus ``"\\0"`` is the ARC4 key.
+
+    Returns:
+        A float in ``[0, 1)``.
+    """
+    key = [ord(c) & 255 for c in format_number(seed) + "\0"]
+    s = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + key[i % len(key)] + s[i]) & 255
+        s[i], s[j] = s[j], s[i]
+    state = [0, 0]
+
+    def g(count: int) -> int:
+        i, jj = state
+        r = 0
+        for _ in range(count):
+            i = (i + 1) & 255
+            t = s[i]
+            jj = (jj + t) & 255
+            s[i] = s[jj]
+            s[jj] = t
+            r = r * 256 + s[(s[i] + s[jj]) & 255]
+        state[0], state[1] = i, jj
+        return r
+
+    g(256)
+    n = g(6)
+    d = 2**48
+    x = 0
+    while n < 2**52:
+        n = (n + x) * 256
+        d *= 256
+        x = g(1)
+    while n >= 2**53:
+        n //= 2
+        d //= 2
+        x >>= 1
+    return float(n + x) / d  # JavaScript adds in floating point, then scales by 2**-k
