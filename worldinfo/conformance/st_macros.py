@@ -67,10 +67,12 @@ def _power_user(p: Obj) -> PowerUser:
     )
 
 
-def context_for(case: Obj, random: Callable[[], float], math_random: Callable[[], float]) -> MacroContext:
+def context_for(
+    case: Obj, random: Callable[[], float], math_random: Callable[[], float]
+) -> MacroContext:
     """The ``MacroContext`` a case describes."""
     env: Obj = case["env"]
-    now = datetime.fromisoformat(str(case["clock"]["now"]).replace("Z", "+00:00"))
+    now = datetime.fromisoformat(str(case["clock"]["now"]))
     shown = env.get("first_displayed_message_id")
     return MacroContext(
         user=str(env.get("user", "")),

@@ -43,7 +43,9 @@ def word(name: str, fn: Callable[[Run], str], *, angle: bool = False) -> Pass:
     return Pass(source=source, apply=apply, angle=angle)
 
 
-def angle_passes(user: Callable[[Run], str], char: Callable[[Run], str], group: Callable[[Run], str]) -> list[Pass]:
+def angle_passes(
+    user: Callable[[Run], str], char: Callable[[Run], str], group: Callable[[Run], str]
+) -> list[Pass]:
     """``<USER>``, ``<BOT>``, ``<CHAR>``, ``<CHARIFNOTGROUP>``, ``<GROUP>`` (M3.1)."""
     return [
         word("USER", user, angle=True),

@@ -82,8 +82,9 @@ def chat_id_hash(run: Run) -> int:
             if ctx.character is not None
             else None
         )
-    run.chat_id_hash = _js.string_hash(main)
-    return run.chat_id_hash
+    fresh = _js.string_hash(main)
+    run.chat_id_hash = fresh
+    return fresh
 
 
 def pick_pass(raw: str) -> Pass:

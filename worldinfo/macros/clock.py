@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta, timezone
+from datetime import UTC, timedelta
 
 from worldinfo.macros.moment import format_moment, humanize, parse_moment
 from worldinfo.macros.run import Pass, Run
@@ -40,7 +40,7 @@ def _time_utc(run: Run, text: str) -> str:
     def one(m: re.Match[str]) -> str:
         n = int(m.group(1))
         minutes = n * 60 if abs(n) < 16 else n
-        utc = run.now().astimezone(timezone.utc)
+        utc = run.now().astimezone(UTC)
         try:  # moment allows offsets beyond a day; only the wall time is shown
             local = utc + timedelta(minutes=minutes)
         except OverflowError:
@@ -64,8 +64,6 @@ def time_diff(run: Run, a: str, b: str) -> str:
 
 def _time_diff(run: Run, text: str) -> str:
     return sub(text, _TIMEDIFF, two_lazy, lambda _s, g: time_diff(run, g[0], g[1]))
-
-
 
 
 TIME_PASSES = (

@@ -84,8 +84,12 @@ def card_fields(run: Run) -> CardFields:
     md, p = ctx.chat_metadata, ctx.power_user
     system = ""
     if p.prefer_character_prompt:
-        system = _base(run, _js.trim(_js.to_string(_first(md.get("system_prompt"), c.system_prompt))))
-    jailbreak = _base(run, _js.trim(c.post_history_instructions)) if p.prefer_character_jailbreak else ""
+        system = _base(
+            run, _js.trim(_js.to_string(_first(md.get("system_prompt"), c.system_prompt)))
+        )
+    jailbreak = (
+        _base(run, _js.trim(c.post_history_instructions)) if p.prefer_character_jailbreak else ""
+    )
     return CardFields(
         system=system,
         jailbreak=jailbreak,

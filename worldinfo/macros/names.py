@@ -27,6 +27,7 @@ def identity_without_braces(substitute: Substitute) -> bool:
     """Does ``substitute`` promise to return strings without ``{{`` unchanged, side-effect free?"""
     return getattr(substitute, "identity_without_braces", False) is True
 
+
 _USER = re.compile(r"\{\{user\}\}", re.IGNORECASE)
 _CHAR = re.compile(r"\{\{char\}\}", re.IGNORECASE)
 

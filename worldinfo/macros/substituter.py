@@ -44,7 +44,11 @@ class StMacros:
             fields += [c.description, c.personality, c.scenario, c.mes_example, c.system_prompt]
             fields += [c.post_history_instructions, c.depth_prompt, c.creator_notes]
         md = context.chat_metadata
-        fields += [v for v in (md.get(k) for k in ("scenario", "mes_example", "system_prompt")) if isinstance(v, str)]
+        fields += [
+            v
+            for v in (md.get(k) for k in ("scenario", "mes_example", "system_prompt"))
+            if isinstance(v, str)
+        ]
         self._quiet_fields = not any(_EFFECTFUL.search(f) for f in fields)
 
     @property

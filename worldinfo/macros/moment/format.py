@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 _LONG = {
     "LTS": "h:mm:ss A",
@@ -21,12 +21,23 @@ _TOKEN_RE = re.compile(
     r"|S{1,9}|x|X|zz?|ZZ?|.)",
     re.DOTALL,
 )
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
-WEEKDAYS = "Sunday Monday Tuesday Wednesday Thursday Friday Saturday".split()
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 DEFAULT_FORMAT = "YYYY-MM-DDTHH:mm:ssZ"
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _long(token: str) -> str:
@@ -179,8 +190,13 @@ _TOKENS: dict[str, Fn] = {
     "Z": lambda m: _offset(m, ":"),
     "ZZ": lambda m: _offset(m, ""),
 }
-for _n in range(1, 10):
-    _TOKENS["S" * _n] = lambda m, n=_n: _fraction(m, n)
+
+
+def _fraction_token(n: int) -> Fn:
+    return lambda m: _fraction(m, n)
+
+
+_TOKENS.update({"S" * n: _fraction_token(n) for n in range(1, 10)})
 
 
 def _piece(m: datetime, token: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from worldinfo._js import trim
 
@@ -52,12 +52,20 @@ _SLASHED = re.compile(
     r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:\s+(\d{1,2}):(\d\d)(?::(\d\d))?)?$",
     re.ASCII,
 )
-_ST_STAMP = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})@(\d{1,2})h(\d{1,2})m(\d{1,2})s(?:(\d{1,3})ms)?$")
+_ST_STAMP = re.compile(
+    r"^(\d{4})-(\d{1,2})-(\d{1,2})@(\d{1,2})h(\d{1,2})m(\d{1,2})s(?:(\d{1,3})ms)?$"
+)
 _ST_HUMAN = re.compile(r"^([A-Za-z]+) (\d{1,2}), (\d{4}) (\d{1,2}):(\d\d) ?([ap]m)$", re.ASCII)
 
 
 def _build(
-    fields: tuple[int, ...], zone: tzinfo, *, hour: int = 0, minute: int = 0, sec: int = 0, ms: int = 0
+    fields: tuple[int, ...],
+    zone: tzinfo,
+    *,
+    hour: int = 0,
+    minute: int = 0,
+    sec: int = 0,
+    ms: int = 0,
 ) -> datetime | None:
     y, mo, d = fields
     try:
@@ -100,7 +108,7 @@ def _iso(text: str, local: tzinfo) -> datetime | None:
             mins = int(digits[1:3]) * 60 + (int(digits[3:5]) if len(digits) > 3 else 0)
             zone = timezone(timedelta(minutes=-mins if digits[0] == "-" else mins))
         else:
-            zone = timezone.utc
+            zone = UTC
     if m.group(3) is None:
         return _build(date_fields, zone)
     t = _TIME.fullmatch(m.group(3))
@@ -153,7 +161,9 @@ def _fallback(text: str, local: tzinfo) -> datetime | None:
                 return None
             hour = hour % 12 + (12 if m.group(7).lower() == "pm" else 0)
         fields = (int(m.group(3)), month, int(m.group(2)))
-        return _build(fields, local, hour=hour, minute=int(m.group(5) or 0), sec=int(m.group(6) or 0))
+        return _build(
+            fields, local, hour=hour, minute=int(m.group(5) or 0), sec=int(m.group(6) or 0)
+        )
     s = _SLASHED.match(text)
     if s is None:
         return None
@@ -174,9 +184,11 @@ def timestamp_to_moment(value: object, local: tzinfo) -> datetime | None:
     """SillyTavern's ``timestampToMoment`` for a message's ``send_date``; ``None``: invalid."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)) or (isinstance(value, str) and value.isascii() and value.isdigit()):
+    if isinstance(value, (int, float)) or (
+        isinstance(value, str) and value.isascii() and value.isdigit()
+    ):
         try:
-            return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=float(value))
+            return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=float(value))
         except (OverflowError, ValueError):
             return None
     if not isinstance(value, str):
@@ -188,7 +200,7 @@ def timestamp_to_moment(value: object, local: tzinfo) -> datetime | None:
     if m is not None:
         y, mo, d, hh, mi, ss, ms = m.groups()
         fields = (int(y), int(mo), int(d))
-        return _build(fields, timezone.utc, hour=int(hh), minute=int(mi), sec=int(ss), ms=int(ms or 0))
+        return _build(fields, UTC, hour=int(hh), minute=int(mi), sec=int(ss), ms=int(ms or 0))
     h = _ST_HUMAN.match(value)
     if h is not None:
         month = _month(h.group(1))
@@ -196,5 +208,7 @@ def timestamp_to_moment(value: object, local: tzinfo) -> datetime | None:
         if month is None or not 1 <= hour <= 12:
             return None
         hour = hour % 12 + (12 if h.group(6) == "pm" else 0)
-        return _build((int(h.group(3)), month, int(h.group(2))), local, hour=hour, minute=int(h.group(5)))
+        return _build(
+            (int(h.group(3)), month, int(h.group(2))), local, hour=hour, minute=int(h.group(5))
+        )
     return None
