@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
 from worldinfo._js import JSONValue
@@ -58,6 +58,11 @@ class PowerUser:
     sysprompt_content: str = DEFAULT_SYSTEM_PROMPT
     chat_start: str = "***"
     example_separator: str = "***"
+
+
+def system_clock() -> datetime:
+    """The device clock (UTC instant): what ``Session`` and the CLI use unless given one."""
+    return datetime.now(UTC)
 
 
 def _utc_epoch() -> datetime:
@@ -112,7 +117,7 @@ class MacroContext:
     chat: tuple[Mapping[str, JSONValue], ...] = ()
     chat_metadata: Mapping[str, JSONValue] = field(default_factory=dict)
     clock: Callable[[], datetime] = _utc_epoch
-    tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    tz: tzinfo = field(default_factory=lambda: ZoneInfo("UTC"))
     random: Callable[[], float] = _no_random
     math_random: Callable[[], float] = _no_random
 

@@ -8,6 +8,9 @@ import re
 from worldinfo._js import JSONValue
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.evaluator import DEFAULT_SETTINGS, evaluate
+from worldinfo.macros.run import WI_CALL, Call
+
+CARD_FIELD_CALL = Call(replace_card=False)
 
 _EFFECTFUL = re.compile(
     r"\{\{(?:(?:set|add|inc|dec)(?:global)?var|random|roll|pick|banned)", re.IGNORECASE
@@ -63,8 +66,18 @@ class StMacros:
         self("{{noop}}")
 
     def __call__(self, value: JSONValue) -> str:
-        """Evaluate ``value``; the variables are kept for the next call."""
-        result = evaluate(value, context=self.context, state=self.state, settings=self.settings)
+        """Evaluate ``value`` as World Info calls ``substituteParams``; the variables are
+        kept for the next call."""
+        return self._run(value, WI_CALL)
+
+    def card_field(self, value: JSONValue) -> str:
+        """Evaluate a card field as ``baseChatReplace`` does (no card macros, M1.1)."""
+        return self._run(value, CARD_FIELD_CALL)
+
+    def _run(self, value: JSONValue, call: Call) -> str:
+        result = evaluate(
+            value, context=self.context, state=self.state, settings=self.settings, call=call
+        )
         self.state = result.state
         self.banned_words.extend(result.banned_words)
         self.caught_errors.extend(result.caught_errors)
