@@ -35,6 +35,7 @@ from worldinfo.gathering import (
     merge_sorted,
     select_books,
 )
+from worldinfo.macros.names import may_have_macros
 from worldinfo.matcher import KeyIndex, Needle, required_literal
 from worldinfo.timed_effects import entry_key
 from worldinfo.types import Book, Entry, Settings
@@ -236,7 +237,7 @@ class ScanCache:
 
 def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> int:
     """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``)."""
-    if not isinstance(key, str) or "{{" in key:
+    if not isinstance(key, str) or may_have_macros(key):
         return UNKNOWN
     if not key:
         return EMPTY

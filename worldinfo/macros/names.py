@@ -6,9 +6,10 @@ full evaluator (``worldinfo.macros.StMacros``). Front-ends with their own macro 
 any callable (``Substitute``): it receives the raw value and returns text. Like
 SillyTavern, a falsy value gives ``""`` and a non-string value throws.
 
-A substituter that sets ``identity_without_braces = True`` promises that a string without
-``{{`` comes back unchanged with no side effect; the engine then skips calling it for keys
-the key index has already decided (the fast path).
+A substituter that sets ``identity_without_braces = True`` promises that a string for which
+``may_have_macros`` is false (no ``{{`` and no legacy ``<USER>``-style macro) comes back
+unchanged with no side effect; the engine then skips calling it for keys the key index has
+already decided (the fast path).
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ from worldinfo._js import JSError, JSONValue, truthy
 
 Substitute = Callable[[JSONValue], str]
 """A macro substituter: raw JSON value in, substituted text out (may raise ``JSError``)."""
+
+
+_ANGLE = re.compile(r"<(?:user|bot|char|charifnotgroup|group)>", re.IGNORECASE | re.ASCII)
+
+
+def may_have_macros(text: str) -> bool:
+    """Could a SillyTavern substituter change ``text``? (``{{`` or a legacy angle macro.)"""
+    return "{{" in text or ("<" in text and _ANGLE.search(text) is not None)
 
 
 def identity_without_braces(substitute: Substitute) -> bool:
