@@ -12,7 +12,17 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-_COMMANDS = ("scan", "golden", "demo", "importing", "memory", "explain", "lint", "authortest")
+_COMMANDS = (
+    "scan",
+    "golden",
+    "demo",
+    "importing",
+    "memory",
+    "explain",
+    "lint",
+    "authortest",
+    "macros",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
+from worldinfo.macros import MacroContext
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
@@ -60,6 +63,7 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="neutralise @@activate, constant and regex keys of imported files",
     )
+    add_clock_options(p)  # --now, --tz: what the macro evaluator's time macros see
 
 
 def _read_messages(data: JSONValue, path: str) -> list[Message]:
@@ -171,6 +175,10 @@ def open_session(args: argparse.Namespace) -> Session:
 def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     """A ``Session`` over the inputs with the command line's settings."""
     seed = getattr(args, "seed", None)
+    try:
+        clock, tz = clock_from(args)
+    except ClockError as exc:
+        raise InputError(str(exc)) from exc
     return Session(
         books=inputs.books,
         settings=settings_from(args),
@@ -181,4 +189,11 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         chat_metadata=inputs.chat_metadata,
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
+        macro_context=MacroContext(
+            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
+        ),
     )
+
+
+def _random() -> Callable[[], float]:
+    return random.Random().random
