@@ -4,6 +4,7 @@ utilities (M4), comments and ``{{banned}}`` (M11)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 
@@ -40,7 +41,9 @@ def word(name: str, fn: Callable[[Run], str], *, angle: bool = False) -> Pass:
     def apply(run: Run, text: str) -> str:
         return pattern.sub(lambda _m: fn(run), text)
 
-    return Pass(source=source, apply=apply, angle=angle)
+    alternatives = [a.lower() for a in name.split("|")]
+    marker = f"<{alternatives[0]}>" if angle else "{{" + os.path.commonprefix(alternatives)
+    return Pass(source=source, apply=apply, angle=angle, marker=marker)
 
 
 def angle_passes(
@@ -117,7 +120,7 @@ def utility_passes() -> list[Pass]:
     """``{{newline}}``, ``{{trim}}``, ``{{noop}}``, ``{{input}}`` (M4.1-M4.3)."""
     return [
         word("newline", lambda _run: "\n"),
-        Pass(source="(?:\\r?\\n)*{{trim}}(?:\\r?\\n)*", apply=_trim),
+        Pass(source="(?:\\r?\\n)*{{trim}}(?:\\r?\\n)*", apply=_trim, marker="{{trim}}"),
         word("noop", _empty),
         word("input", lambda run: run.ctx.input_box),
     ]
@@ -147,5 +150,5 @@ def _banned(run: Run, text: str) -> str:
 
 MAX_PROMPT = word("maxPrompt", lambda run: str(run.ctx.max_context))
 REVERSE = Pass(source="{{reverse:(.+?)}}", apply=_reverse)
-COMMENT = Pass(source="{{\\/\\/([\\s\\S]*?)}}", apply=_comment)
+COMMENT = Pass(source="{{\\/\\/([\\s\\S]*?)}}", apply=_comment, marker="{{//")
 BANNED = Pass(source='{{banned "(.*)"}}', apply=_banned)

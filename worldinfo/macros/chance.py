@@ -101,7 +101,7 @@ def pick_pass(raw: str) -> Pass:
 
         return sub(text, _CHOICE["pick"], _choice_shape, one)
 
-    return Pass(source="{{pick", apply=apply)
+    return Pass(source="{{pick", apply=apply, marker="{{pick")
 
 
 ROLL = Pass(source="{{roll[ :]([^}]+)}}", apply=_roll_pass)

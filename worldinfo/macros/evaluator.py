@@ -8,7 +8,7 @@ come back in the result.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -46,6 +46,7 @@ _POST: tuple[Pass, ...] = (
     builtins.BANNED,
     chance.RANDOM,
 )
+_ENV_MARKERS: Mapping[str, str] = MappingProxyType({k: "{{" + k.lower() + "}}" for k in ENV_KEYS})
 _ENV_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType(
     {
         key: re.compile(r"\{\{" + re.escape(key) + r"\}\}", re.IGNORECASE | re.ASCII)
@@ -71,7 +72,7 @@ class Evaluation:
     caught_errors: tuple[str, ...] = ()
 
 
-def _env_pass(key: str, value: EnvValue) -> Pass:
+def _env_apply(key: str, value: EnvValue) -> Callable[[Run, str], str]:
     pattern = _ENV_PATTERNS[key]
 
     def apply(_run: Run, text: str) -> str:
@@ -79,32 +80,55 @@ def _env_pass(key: str, value: EnvValue) -> Pass:
             return pattern.sub(lambda _m: value, text)
         return pattern.sub(lambda _m: value(), text)
 
-    return Pass(source="{{" + key + "}}", apply=apply)
+    return apply
+
+
+class _Text:
+    """The text being substituted and its lower-case twin (for the pass markers)."""
+
+    __slots__ = ("low", "value")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.low = value.lower()  # markers are ASCII: lower() never hides one (re.ASCII)
+
+    def done(self, *, angle: bool) -> bool:
+        """M2.6: nothing left to do for this and every later pass."""
+        return not self.value or (not angle and "{{" not in self.value)
+
+    def run(self, run: Run, source: str, apply: Callable[[Run, str], str]) -> None:
+        """Apply one pass; a pass that throws or exceeds the size limit is undone (M2.7)."""
+        try:
+            new = apply(run, self.value)
+        except MacroError:
+            run.caught.append(source)
+            return
+        if len(new) > run.settings.max_output:
+            run.caught.append(source)
+        elif new != self.value:
+            self.value, self.low = new, new.lower()
 
 
 def _evaluate_macros(run: Run, content: str, env: dict[str, EnvValue]) -> str:
     """``evaluateMacros``: every pass in order over the whole text (M2.1-M2.7)."""
     chance.chat_id_hash(run)
-    passes = (
-        *_PRE,
-        *(_env_pass(k, v) for k, v in env.items()),
-        *_POST,
-        chance.pick_pass(content),
-    )
-    limit = run.settings.max_output
-    for p in passes:
-        if not content or (not p.angle and "{{" not in content):
-            break
-        try:
-            new = p.apply(run, content)
-        except MacroError:
-            run.caught.append(p.source)
-            continue
-        if len(new) > limit:
-            run.caught.append(p.source)
-            continue
-        content = new
-    return content
+    text = _Text(content)
+    for p in _PRE:
+        if text.done(angle=p.angle):
+            return text.value
+        if p.marker in text.low:
+            text.run(run, p.source, p.apply)
+    for key, value in env.items():
+        if text.done(angle=False):
+            return text.value
+        if _ENV_MARKERS[key] in text.low:
+            text.run(run, "{{" + key + "}}", _env_apply(key, value))
+    for p in (*_POST, chance.pick_pass(content)):
+        if text.done(angle=False):
+            return text.value
+        if p.marker in text.low:
+            text.run(run, p.source, p.apply)
+    return text.value
 
 
 def substitute_params(run: Run, content: JSONValue, call: Call) -> str:

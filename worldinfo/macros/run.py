@@ -3,6 +3,7 @@ makes). Created by ``evaluate`` and never escapes it; side effects leave as a ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,11 +38,19 @@ class Pass:
         source: the pattern, for ``caught_macro_errors`` and traces.
         apply: replaces every match in the text (may raise ``MacroError``).
         angle: an angle-bracket macro (runs even without ``{{`` in the text, M2.6).
+        marker: lower-case text every match contains (default: the literal start of
+            ``source``); a text without it is left alone without running ``apply``.
     """
 
     source: str
     apply: Callable[[Run, str], str]
     angle: bool = False
+    marker: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.marker:
+            literal = re.match(r"[^()\[\\.*+?|]*", self.source)
+            object.__setattr__(self, "marker", literal.group(0).lower() if literal else "")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

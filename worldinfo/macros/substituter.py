@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from worldinfo._js import JSONValue
+from worldinfo._js import JSONValue, truthy
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.evaluator import DEFAULT_SETTINGS, evaluate
+from worldinfo.macros.names import may_have_macros
 from worldinfo.macros.run import WI_CALL, Call
 
 CARD_FIELD_CALL = Call(replace_card=False)
@@ -68,6 +69,13 @@ class StMacros:
     def __call__(self, value: JSONValue) -> str:
         """Evaluate ``value`` as World Info calls ``substituteParams``; the variables are
         kept for the next call."""
+        if (
+            self._quiet_fields
+            and isinstance(value, str)
+            and not may_have_macros(value)
+            and truthy(self.state.chat_id_hash)
+        ):
+            return value  # nothing to replace, no card field can have an effect, hash stored
         return self._run(value, WI_CALL)
 
     def card_field(self, value: JSONValue) -> str:
