@@ -5,16 +5,19 @@ from __future__ import annotations
 from worldinfo._js.values import format_number
 
 
-def seedrandom_first(seed: float) -> float:
-    """Return the first output of ``seedrandom(seed)`` for a number ``seed`` (spec M8.4).
+def seedrandom_first(seed: float | str) -> float:
+    """Return the first output of ``seedrandom(seed)`` (spec M8.4).
 
     Args:
-        seed: the seed; its decimal ``String()`` plus ``"\\0"`` is the ARC4 key.
+        seed: a number (its decimal ``String()`` plus ``"\\0"`` is the ARC4 key, as
+            seedrandom's ``flatten`` makes it) or a string shorter than 256 characters
+            (the key as is).
 
     Returns:
         A float in ``[0, 1)``.
     """
-    key = [ord(c) & 255 for c in format_number(seed) + "\0"]
+    text = seed if isinstance(seed, str) else format_number(seed) + "\0"
+    key = [ord(c) & 255 for c in text] or [0]
     s = list(range(256))
     j = 0
     for i in range(256):
