@@ -52,7 +52,10 @@ def ev(text: str, *, local: dict[str, object] | None = None, **kw: object) -> st
         ("a \n{{trim}}\n b", "a  b"),  # M4.2: spaces stay
         ("{{banned 'x'}}", "{{banned 'x'}}"),  # M11: single quotes do not match
         ("{{time_UTC+330}} {{time_UTC+16}}", "8:39 PM 3:25 PM"),  # M10.3
-        ("{{datetimeformat Do [of] MMMM, Qo [quarter], wo [week], X}}", "14th of March, 1st quarter, 11th week, 1741964966"),
+        (
+            "{{datetimeformat Do [of] MMMM, Qo [quarter], wo [week], X}}",
+            "14th of March, 1st quarter, 11th week, 1741964966",
+        ),
     ],
 )
 def test_spec_examples(text: str, want: str) -> None:
@@ -70,9 +73,7 @@ def test_getvar_numbers(stored: object, shown: str) -> None:  # M6.2
 
 
 def test_a_throwing_pass_is_undone_but_its_earlier_effects_stay() -> None:  # M2.7
-    r = evaluate(
-        "{{setvar::a::x}}{{setvar:: ::y}}", context=_ctx(), state=MacroState(local={})
-    )
+    r = evaluate("{{setvar::a::x}}{{setvar:: ::y}}", context=_ctx(), state=MacroState(local={}))
     assert r.output == "{{setvar::a::x}}{{setvar:: ::y}}"
     assert r.state.local == {"a": "x"}
     assert r.caught_errors == ("{{setvar::",)
@@ -93,7 +94,12 @@ def test_roll_draws_one_value_per_die() -> None:  # M7.2
     [(44, "a few seconds"), (45, "a minute"), (89, "a minute"), (90, "2 minutes")]
     + [(44 * 60, "44 minutes"), (45 * 60, "an hour"), (21 * 3600, "21 hours")]
     + [(22 * 3600, "a day"), (25 * 86400, "25 days"), (26 * 86400, "a month")]
-    + [(300 * 86400, "10 months"), (320 * 86400, "a year"), (345 * 86400, "a year"), (800 * 86400, "2 years")],
+    + [
+        (300 * 86400, "10 months"),
+        (320 * 86400, "a year"),
+        (345 * 86400, "a year"),
+        (800 * 86400, "2 years"),
+    ],
 )
 def test_humanize_thresholds(seconds: int, phrase: str) -> None:  # M10.5
     assert humanize(seconds * 1000, with_suffix=False) == phrase
@@ -108,7 +114,9 @@ def test_pick_depends_on_offset_and_is_stable() -> None:  # M8.2
     md = {"chat_id_hash": 42}
     once = [ev("{{pick::a::b::c::d::e::f::g::h}}", chat_metadata=md) for _ in range(3)]
     assert len(set(once)) == 1
-    shifted = {ev(" " * n + "{{pick::a::b::c::d::e::f::g::h}}", chat_metadata=md) for n in range(12)}
+    shifted = {
+        ev(" " * n + "{{pick::a::b::c::d::e::f::g::h}}", chat_metadata=md) for n in range(12)
+    }
     assert len(shifted) > 1
 
 
@@ -148,10 +156,15 @@ def test_bounds_input_output_dice_and_nesting() -> None:
     r = evaluate(big, context=_ctx(), state=MacroState(), settings=small)
     assert r.output == big and r.caught_errors == ("max_input",)
     card = Card(name="Sera", description="x" * 400)
-    r = evaluate("{{description}}" * 3, context=_ctx(character=card), state=MacroState(), settings=small)
+    r = evaluate(
+        "{{description}}" * 3, context=_ctx(character=card), state=MacroState(), settings=small
+    )
     assert r.output == "{{description}}" * 3 and r.caught_errors == ("{{description}}",)
     r = evaluate(
-        "{{roll:1000000d1000000}}|{{roll:100d1}}", context=_ctx(), state=MacroState(), settings=small
+        "{{roll:1000000d1000000}}|{{roll:100d1}}",
+        context=_ctx(),
+        state=MacroState(),
+        settings=small,
     )
     assert r.output == "|100"
     loop = PowerUser(example_separator="{{mesExamples}}")  # the separator names itself

@@ -328,6 +328,7 @@ class Session:
                 generation_type=type,
                 outlets=self._outlets,
                 math_random=self.rng,
+                max_context=self.max_context,
             ),
             state=state_of(self.chat_metadata, self.global_variables),
             settings=self.macro_settings,

@@ -44,6 +44,7 @@ def generation_context(
     generation_type: str,
     outlets: Mapping[str, tuple[str, ...]],
     math_random: Callable[[], float],
+    max_context: int,
 ) -> MacroContext:
     """The context of one generation: ``template`` (clock, zone, UI state, settings) with the
     session's names, card, chat, metadata, previous outlets and ``Math.random``."""
@@ -58,6 +59,7 @@ def generation_context(
         generation_type=generation_type,
         outlets={k: "\n".join(v) for k, v in outlets.items()} or template.outlets,
         math_random=math_random,
+        max_context=max_context,
     )
 
 
