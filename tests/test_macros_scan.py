@@ -66,7 +66,7 @@ def test_shapes_match_the_backtracking_patterns(text: str) -> None:
 @given(_texts())
 def test_random_list_matches_its_pattern(text: str) -> None:
     pattern = r"\{\{random" + JS_WS_CLASS + r"?::?([^}]+)\}\}"
-    got = sub(text, chance._CHOICE["random"], chance._choice_shape, _show)  # noqa: SLF001
+    got = sub(text, chance._CHOICE["random"], chance._choice_shape, _show)
     assert got == _reference(pattern, text)
 
 
@@ -74,7 +74,7 @@ def test_random_list_matches_its_pattern(text: str) -> None:
 @given(_texts())
 def test_trim_matches_its_pattern(text: str) -> None:
     want = re.sub(r"(?:\r?\n)*\{\{trim\}\}(?:\r?\n)*", "", text, flags=re.IGNORECASE)
-    assert builtins._trim(None, text) == want  # type: ignore[arg-type]  # noqa: SLF001
+    assert builtins._trim(None, text) == want  # type: ignore[arg-type]
 
 
 def test_thousands_of_unclosed_openers_are_answered_in_one_pass() -> None:
@@ -84,4 +84,4 @@ def test_thousands_of_unclosed_openers_are_answered_in_one_pass() -> None:
     shape = lazy_to_close(one_line=False, min_len=0)
     assert sub(comments, re.compile(r"\{\{//"), shape, _show) == comments
     newlines = "\n" * 200_000 + "{{trim}}x"
-    assert builtins._trim(None, newlines) == "x"  # type: ignore[arg-type]  # noqa: SLF001
+    assert builtins._trim(None, newlines) == "x"  # type: ignore[arg-type]
