@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from worldinfo._js import JSError
+from worldinfo._js import JSError, string_hash
 from worldinfo._js.seedrandom import seedrandom_first
 from worldinfo.macros import (
     Card,
@@ -18,6 +18,7 @@ from worldinfo.macros import (
     PowerUser,
     evaluate,
 )
+from worldinfo.macros.evaluator import MacroTypeError
 from worldinfo.macros.moment import humanize
 
 NOW = datetime(2025, 3, 14, 15, 9, 26, 535000, tzinfo=UTC)
@@ -122,8 +123,12 @@ def test_pick_depends_on_offset_and_is_stable() -> None:  # M8.2
 
 def test_non_string_content_throws_and_falsy_is_empty() -> None:  # M0.3
     assert ev("") == ""
-    with pytest.raises(JSError, match="content.includes is not a function"):
-        evaluate(5, context=_ctx(), state=MacroState())
+    card = Card(name="Sera", chat="c1", description="{{setvar::a::1}}")
+    with pytest.raises(JSError, match="content.includes is not a function") as caught:
+        evaluate(5, context=_ctx(character=card), state=MacroState())
+    assert isinstance(caught.value, MacroTypeError)
+    assert caught.value.state.local == {"a": "1"}  # the card fields ran before the throw
+    assert caught.value.state.chat_id_hash == string_hash("c1")
 
 
 def test_card_fields_are_evaluated_without_card_macros() -> None:  # M1.1

@@ -15,9 +15,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from worldinfo import _js
-from worldinfo._js import JSError, JSONValue
+from worldinfo._js import JSONValue
 from worldinfo.conformance.base import Outcome, register
 from worldinfo.macros import Call, Card, Group, MacroContext, MacroState, PowerUser, evaluate
+from worldinfo.macros.evaluator import MacroTypeError
 
 Obj = Mapping[str, JSONValue]
 
@@ -114,7 +115,7 @@ def call_for(call: Obj) -> Call:
         return Call()
 
     def text(v: JSONValue) -> str | None:
-        return v if isinstance(v, str) and v else None
+        return v if isinstance(v, str) else None  # `override ?? global`: "" is kept
 
     return Call(
         name1=text(args[0]),
@@ -140,14 +141,12 @@ def observed(case: Obj) -> dict[str, JSONValue]:
     out: dict[str, JSONValue] = {"output": None, "error": None}
     try:
         result = evaluate(case["input"], context=ctx, state=state, call=call_for(case["call"]))
-    except JSError as exc:
+    except MacroTypeError as exc:
         out["error"] = str(exc)
-        out["chat_metadata"], out["global_variables"] = md, state.globals
+        _store(exc.state, md)
+        out["chat_metadata"], out["global_variables"] = md, dict(exc.state.globals)
         return out
-    if result.state.local is not None:
-        md["variables"] = dict(result.state.local)
-    if result.state.chat_id_hash is not None:
-        md["chat_id_hash"] = result.state.chat_id_hash
+    _store(result.state, md)
     out |= {
         "output": result.output,
         "chat_metadata": md,
@@ -157,6 +156,13 @@ def observed(case: Obj) -> dict[str, JSONValue]:
         "caught_macro_errors": len(result.caught_errors),
     }
     return out
+
+
+def _store(state: MacroState, md: dict[str, JSONValue]) -> None:
+    if state.local is not None:
+        md["variables"] = dict(state.local)
+    if state.chat_id_hash is not None:
+        md["chat_id_hash"] = state.chat_id_hash
 
 
 def first_difference(expect: Obj, got: Obj) -> str:

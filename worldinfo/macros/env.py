@@ -121,17 +121,17 @@ def mes_examples(run: Run, examples: str) -> str:
 
 def user_name(run: Run, call: Call) -> str:
     """``{{user}}`` of a call (the override, else ``name1``)."""
-    return call.name1 or run.ctx.user
+    return call.name1 if call.name1 is not None else run.ctx.user
 
 
 def char_name(run: Run, call: Call) -> str:
     """``{{char}}`` of a call (the override, else ``name2``)."""
-    return call.name2 or run.ctx.char
+    return call.name2 if call.name2 is not None else run.ctx.char
 
 
 def group_value(run: Run, call: Call, *, muted: bool = True) -> str:
     """``{{group}}``/``{{charIfNotGroup}}`` (``{{groupNotMuted}}`` without ``muted``), M1.3."""
-    if call.group:
+    if call.group is not None:
         return call.group
     g = run.ctx.group
     if g is None:

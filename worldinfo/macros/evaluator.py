@@ -55,6 +55,15 @@ _ENV_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType(
 )
 
 
+class MacroTypeError(JSError):
+    """Truthy content that is not a string: SillyTavern throws a TypeError (M0.3). ``state``
+    holds the variables as the environment left them (card fields were evaluated first)."""
+
+    def __init__(self, message: str, *, state: MacroState) -> None:
+        super().__init__(message)
+        self.state = state
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Evaluation:
     """The result of one evaluation.
@@ -142,6 +151,7 @@ def substitute_params(run: Run, content: JSONValue, call: Call) -> str:
     try:
         env = environment(run, call)
         if not isinstance(content, str):
+            chance.chat_id_hash(run)  # evaluateMacros computes it before touching the text
             raise JSError("content.includes is not a function")
         if _js.utf16_len(content) > run.settings.max_input:
             run.caught.append("max_input")
@@ -179,10 +189,14 @@ def evaluate(
         The text and the variables afterwards.
 
     Raises:
-        JSError: ``content`` is truthy but not a string (SillyTavern throws a TypeError).
+        MacroTypeError: ``content`` is truthy but not a string (SillyTavern throws a
+            TypeError); a ``JSError`` carrying the variables at that point.
     """
     run = Run(ctx=context, settings=settings, state=state, substitute=substitute_params)
-    output = substitute_params(run, content, call)
+    try:
+        output = substitute_params(run, content, call)
+    except JSError as exc:
+        raise MacroTypeError(str(exc), state=run.result_state()) from exc
     return Evaluation(
         output=output,
         state=run.result_state(),

@@ -7,7 +7,7 @@ import re
 
 from worldinfo._js import JSONValue, truthy
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
-from worldinfo.macros.evaluator import DEFAULT_SETTINGS, evaluate
+from worldinfo.macros.evaluator import DEFAULT_SETTINGS, MacroTypeError, evaluate
 from worldinfo.macros.names import may_have_macros
 from worldinfo.macros.run import WI_CALL, Call
 
@@ -83,9 +83,13 @@ class StMacros:
         return self._run(value, CARD_FIELD_CALL)
 
     def _run(self, value: JSONValue, call: Call) -> str:
-        result = evaluate(
-            value, context=self.context, state=self.state, settings=self.settings, call=call
-        )
+        try:
+            result = evaluate(
+                value, context=self.context, state=self.state, settings=self.settings, call=call
+            )
+        except MacroTypeError as exc:
+            self.state = exc.state  # what happened before the throw stays, as in SillyTavern
+            raise
         self.state = result.state
         self.banned_words.extend(result.banned_words)
         self.caught_errors.extend(result.caught_errors)
