@@ -50,3 +50,18 @@ def test_scan_takes_now_and_tz(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["scan", str(book), "--chat", str(chat), "--json", *NOW]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [e["content"] for e in out["activated_entries"]] == ["It is Saturday."]
+
+
+def test_untrusted_scan_stores_no_variables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    book = tmp_path / "w.json"
+    entry = {"uid": 0, "key": ["tower"], "content": "{{setvar::seen::1}}ok", "position": 0}
+    book.write_text(json.dumps({"entries": {"0": entry}}))
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(["the tower"]))
+    for flags, stored in (([], {"seen": "1"}), (["--untrusted"], None)):
+        assert main(["scan", str(book), "--chat", str(chat), "--json", *NOW, *flags]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert [e["content"] for e in out["activated_entries"]] == ["ok"]
+        assert out["chat_metadata"].get("variables") == stored
