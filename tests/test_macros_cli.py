@@ -65,3 +65,13 @@ def test_untrusted_scan_stores_no_variables(
         out = json.loads(capsys.readouterr().out)
         assert [e["content"] for e in out["activated_entries"]] == ["ok"]
         assert out["chat_metadata"].get("variables") == stored
+
+
+def test_macros_with_a_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = {"name": "Sera", "description": "{{user}}'s guide", "personality": "calm"}
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": data}))
+    text = "{{char}}: {{description}} ({{personality}})"
+    assert main(["macros", text, "--card", str(card), "--user", "Ann"]) == 0
+    assert capsys.readouterr().out == "Sera: Ann's guide (calm)\n"
+    assert main(["macros", text, "--card", str(tmp_path / "missing.json")]) == 1

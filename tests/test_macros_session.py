@@ -6,6 +6,8 @@ import random
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from worldinfo.conformance.st import session_for
 from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros
 from worldinfo.session import Session
@@ -115,3 +117,23 @@ def test_a_front_end_substituter_is_still_used() -> None:
     result = session.generate("normal")
     assert seen == [("Ann", "Sera")]
     assert result.activated[0]["content"] == "{{random::a::b}}"
+
+
+def test_keys_without_braces_never_reach_the_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from worldinfo.macros import substituter
+
+    calls: list[object] = []
+    real = substituter.evaluate
+
+    def counting(value: object, **kw: object) -> object:
+        calls.append(value)
+        return real(value, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(substituter, "evaluate", counting)
+    entries = [Entry.new(i, key=[f"word{i}", f"other{i}"], content=f"c{i}") for i in range(300)]
+    entries.append(Entry.new(300, key=["tower"], content="{{user}} at the tower"))
+    session = _session(entries)
+    result = session.generate("normal")
+    assert [e["content"] for e in result.activated] == ["Ann at the tower"]
+    assert not any(isinstance(v, str) and v.startswith(("word", "other")) for v in calls)
+    assert "{{user}} at the tower" in calls  # content with a macro is evaluated
