@@ -176,3 +176,18 @@ def test_bounds_input_output_dice_and_nesting() -> None:
     card = Card(name="Sera", mes_example="<START>\nhi")
     out = ev("{{mesExamples}}", character=card, power_user=loop, main_api="kobold")
     assert out.endswith("hi\n")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "phrase"),
+    [
+        ("2025-03-14", "2025-03-10", "in 4 days"),
+        ("2025-W11-5", "2025-03-14T00:00", "a few seconds ago"),  # ISO week date
+        ("Fri, 14 Mar 2025 09:00:00 +0000", "2025-03-14T10:00:00Z", "an hour ago"),  # RFC 2822
+        ("March 1, 2025", "2025/03/14", "13 days ago"),  # Date's fallback forms
+        ("2025-02-30", "2025-03-01", "Invalid date"),
+        ("2025-03-14T10:00", "tomorrow", "Invalid date"),
+    ],
+)
+def test_time_diff_parsing(a: str, b: str, phrase: str) -> None:  # M10.4
+    assert ev("{{timeDiff::" + a + "::" + b + "}}", tz=ZoneInfo("America/New_York")) == phrase

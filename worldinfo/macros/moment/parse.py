@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from worldinfo._js import trim
 
@@ -22,12 +22,14 @@ _BASIC = re.compile(
 _DATES = (  # (pattern searched in the date part, fields, time allowed)
     (re.compile(r"([+-]\d{6})-(\d\d)-(\d\d)"), "ymd", True),
     (re.compile(r"(\d{4})-(\d\d)-(\d\d)"), "ymd", True),
-    (re.compile(r"\d{4}-W\d\d"), "", True),
+    (re.compile(r"(\d{4})-W(\d\d)-(\d)"), "gwe", True),
+    (re.compile(r"(\d{4})-W(\d\d)"), "gw", False),
     (re.compile(r"(\d{4})-(\d{3})"), "yj", True),
     (re.compile(r"(\d{4})-(\d\d)"), "ym", False),
     (re.compile(r"([+-]\d{6})(\d\d)(\d\d)"), "ymd", True),
     (re.compile(r"(\d{4})(\d\d)(\d\d)"), "ymd", True),
-    (re.compile(r"\d{4}W\d{2}"), "", True),
+    (re.compile(r"(\d{4})W(\d\d)(\d)"), "gwe", True),
+    (re.compile(r"(\d{4})W(\d\d)"), "gw", False),
     (re.compile(r"(\d{4})(\d{3})"), "yj", True),
     (re.compile(r"(\d{4})(\d\d)"), "ym", False),
     (re.compile(r"(\d{4})"), "y", False),
@@ -84,6 +86,12 @@ def _iso_date(part: str, *, timed: bool) -> tuple[int, int, int] | None:
         if not fields or (timed and not time_ok):
             return None
         g = [int(x) for x in m.groups()]
+        if fields in ("gw", "gwe"):
+            try:
+                day = date.fromisocalendar(g[0], g[1], g[2] if len(g) > 2 else 1)
+            except ValueError:
+                return None
+            return day.year, day.month, day.day
         if fields == "yj":
             if not 1 <= g[1] <= (366 if calendar.isleap(g[0]) else 365) or g[0] < 1:
                 return None
