@@ -191,3 +191,21 @@ def test_bounds_input_output_dice_and_nesting() -> None:
 )
 def test_time_diff_parsing(a: str, b: str, phrase: str) -> None:  # M10.4
     assert ev("{{timeDiff::" + a + "::" + b + "}}", tz=ZoneInfo("America/New_York")) == phrase
+
+
+def test_growth_is_stopped_while_the_result_is_built() -> None:
+    chat = ({"name": "Ann", "mes": "m" * 10_000, "is_user": True},)
+    text = "{{lastMessage}}" * 1000  # would be 10,000,000 characters
+    r = evaluate(text, context=_ctx(chat=chat), state=MacroState())
+    assert r.output == text and r.caught_errors == ("{{lastMessage}}",)
+
+
+def test_dice_and_picks_have_a_budget_per_evaluation() -> None:
+    settings = MacroSettings(max_dice=10, max_picks=3)
+    r = evaluate(
+        "{{roll:6d1}}|{{roll:6d1}}|{{pick::a::a}}{{pick::a::a}}{{pick::a::a}}{{pick::a::a}}",
+        context=_ctx(),
+        state=MacroState(),
+        settings=settings,
+    )
+    assert r.output == "6||aaa"

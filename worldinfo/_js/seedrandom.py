@@ -18,34 +18,38 @@ def seedrandom_first(seed: float | str) -> float:
     """
     text = seed if isinstance(seed, str) else format_number(seed) + "\0"
     key = [ord(c) & 255 for c in text] or [0]
+    width = len(key)
     s = list(range(256))
     j = 0
-    for i in range(256):
-        j = (j + key[i % len(key)] + s[i]) & 255
+    for i in range(256):  # key schedule
+        j = (j + key[i % width] + s[i]) & 255
         s[i], s[j] = s[j], s[i]
-    state = [0, 0]
+    i = j = 0
+    for _ in range(256):  # seedrandom discards the first 256 bytes
+        i = (i + 1) & 255
+        t = s[i]
+        j = (j + t) & 255
+        s[i] = s[j]
+        s[j] = t
 
-    def g(count: int) -> int:
-        i, jj = state
-        r = 0
-        for _ in range(count):
-            i = (i + 1) & 255
-            t = s[i]
-            jj = (jj + t) & 255
-            s[i] = s[jj]
-            s[jj] = t
-            r = r * 256 + s[(s[i] + s[jj]) & 255]
-        state[0], state[1] = i, jj
-        return r
+    def byte() -> int:
+        nonlocal i, j
+        i = (i + 1) & 255
+        t = s[i]
+        j = (j + t) & 255
+        s[i] = s[j]
+        s[j] = t
+        return s[(s[i] + s[j]) & 255]
 
-    g(256)
-    n = g(6)
+    n = 0
+    for _ in range(6):
+        n = n * 256 + byte()
     d = 2**48
     x = 0
     while n < 2**52:
         n = (n + x) * 256
         d *= 256
-        x = g(1)
+        x = byte()
     while n >= 2**53:
         n //= 2
         d //= 2

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import Groups, greedy_quoted, lazy_to_close, sub
+from worldinfo.macros.scan import Groups, greedy_quoted, lazy_to_close, re_sub, sub
 
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -39,7 +39,7 @@ def word(name: str, fn: Callable[[Run], str], *, angle: bool = False) -> Pass:
     pattern = re.compile(r"<" + name + ">" if angle else r"\{\{(?:" + name + r")\}\}", _FLAGS)
 
     def apply(run: Run, text: str) -> str:
-        return pattern.sub(lambda _m: fn(run), text)
+        return re_sub(pattern, text, lambda _m: fn(run), limit=run.settings.max_output)
 
     alternatives = [a.lower() for a in name.split("|")]
     marker = f"<{alternatives[0]}>" if angle else "{{" + os.path.commonprefix(alternatives)
@@ -131,12 +131,14 @@ _COMMENT = re.compile(r"\{\{//")
 _BANNED = re.compile(r'\{\{banned "', _FLAGS)
 
 
-def _reverse(_run: Run, text: str) -> str:
-    return sub(text, _REVERSE, lazy_to_close(one_line=True, min_len=1), lambda _s, g: g[0][::-1])
+def _reverse(run: Run, text: str) -> str:
+    shape = lazy_to_close(one_line=True, min_len=1)
+    return sub(text, _REVERSE, shape, lambda _s, g: g[0][::-1], limit=run.settings.max_output)
 
 
-def _comment(_run: Run, text: str) -> str:
-    return sub(text, _COMMENT, lazy_to_close(one_line=False, min_len=0), lambda _s, _g: "")
+def _comment(run: Run, text: str) -> str:
+    shape = lazy_to_close(one_line=False, min_len=0)
+    return sub(text, _COMMENT, shape, lambda _s, _g: "", limit=run.settings.max_output)
 
 
 def _banned(run: Run, text: str) -> str:
@@ -145,7 +147,7 @@ def _banned(run: Run, text: str) -> str:
             run.banned.append(g[0])
         return ""
 
-    return sub(text, _BANNED, greedy_quoted, one)
+    return sub(text, _BANNED, greedy_quoted, one, limit=run.settings.max_output)
 
 
 MAX_PROMPT = word("maxPrompt", lambda run: str(run.ctx.max_context))

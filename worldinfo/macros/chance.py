@@ -28,8 +28,9 @@ def roll(run: Run, formula: str) -> str:
     if m is None:
         return ""
     count = float(m.group(1)) if m.group(1) else 1.0
-    if count > run.settings.max_dice:
+    if run.dice_rolled + count > run.settings.max_dice:
         return ""
+    run.dice_rolled += int(count)
     sides = float(m.group(2))
     total = 0.0
     for _ in range(int(count)):
@@ -40,7 +41,9 @@ def roll(run: Run, formula: str) -> str:
 
 
 def _roll_pass(run: Run, text: str) -> str:
-    return sub(text, _ROLL, until_brace(), lambda _s, g: roll(run, g[0]))
+    return sub(
+        text, _ROLL, until_brace(), lambda _s, g: roll(run, g[0]), limit=run.settings.max_output
+    )
 
 
 def items(listing: str) -> list[str]:
@@ -63,7 +66,7 @@ def _random_pass(run: Run, text: str) -> str:
         choices = items(g[0])
         return choices[math.floor(run.ctx.random() * len(choices))]
 
-    return sub(text, _CHOICE["random"], _choice_shape, one)
+    return sub(text, _CHOICE["random"], _choice_shape, one, limit=run.settings.max_output)
 
 
 def chat_id_hash(run: Run) -> int:
@@ -94,12 +97,15 @@ def pick_pass(raw: str) -> Pass:
         prefix = f"{chat_id_hash(run)}-{_js.string_hash(raw)}-"
 
         def one(start: int, g: Groups) -> str:
+            if run.picks_made >= run.settings.max_picks:
+                return ""
+            run.picks_made += 1
             offset = _js.utf16_len(text[:start]) if not text.isascii() else start
             seed = _js.string_hash(f"{prefix}{offset}")
             choices = items(g[0])
             return choices[math.floor(seedrandom_first(seed) * len(choices))]
 
-        return sub(text, _CHOICE["pick"], _choice_shape, one)
+        return sub(text, _CHOICE["pick"], _choice_shape, one, limit=run.settings.max_output)
 
     return Pass(source="{{pick", apply=apply, marker="{{pick")
 

@@ -9,7 +9,7 @@ from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo.macros.moment import humanize, timestamp_to_moment
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import Groups, lazy_to_close, sub
+from worldinfo.macros.scan import Groups, lazy_to_close, re_sub, sub
 
 Message = Mapping[str, JSONValue]
 
@@ -103,7 +103,7 @@ def _word(name: str, fn: Callable[[Run], str]) -> Pass:
     pattern = re.compile(r"\{\{" + name + r"\}\}", re.IGNORECASE | re.ASCII)
 
     def apply(run: Run, text: str) -> str:
-        return pattern.sub(lambda _m: fn(run), text)
+        return re_sub(pattern, text, lambda _m: fn(run), limit=run.settings.max_output)
 
     return Pass(source="{{" + name + "}}", apply=apply)
 
@@ -115,7 +115,9 @@ def _outlet(run: Run, text: str) -> str:
     def one(_start: int, g: Groups) -> str:
         return run.ctx.outlets.get(_js.trim(g[0]), "")
 
-    return sub(text, _OUTLET, lazy_to_close(one_line=True, min_len=1), one)
+    return sub(
+        text, _OUTLET, lazy_to_close(one_line=True, min_len=1), one, limit=run.settings.max_output
+    )
 
 
 CHAT_PASSES = (

@@ -7,7 +7,7 @@ from datetime import UTC, timedelta
 
 from worldinfo.macros.moment import format_moment, humanize, parse_moment
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import sub, two_lazy, until_brace
+from worldinfo.macros.scan import re_sub, sub, two_lazy, until_brace
 
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -16,7 +16,9 @@ def _formatted(name: str, fmt: str) -> Pass:
     pattern = re.compile(r"\{\{" + name + r"\}\}", _FLAGS)
 
     def apply(run: Run, text: str) -> str:
-        return pattern.sub(lambda _m: format_moment(run.now(), fmt), text)
+        return re_sub(
+            pattern, text, lambda _m: format_moment(run.now(), fmt), limit=run.settings.max_output
+        )
 
     return Pass(source="{{" + name + "}}", apply=apply)
 
@@ -30,6 +32,7 @@ def _datetimeformat(run: Run, text: str) -> str:
         _DATETIMEFORMAT,
         until_brace(allow_empty=True),
         lambda _s, g: format_moment(run.now(), g[0]),
+        limit=run.settings.max_output,
     )
 
 
@@ -47,7 +50,7 @@ def _time_utc(run: Run, text: str) -> str:
             return "Invalid date"
         return format_moment(local, "LT")
 
-    return _UTC.sub(one, text)
+    return re_sub(_UTC, text, one, limit=run.settings.max_output)
 
 
 _TIMEDIFF = re.compile(r"\{\{timeDiff::", _FLAGS)
@@ -63,7 +66,13 @@ def time_diff(run: Run, a: str, b: str) -> str:
 
 
 def _time_diff(run: Run, text: str) -> str:
-    return sub(text, _TIMEDIFF, two_lazy, lambda _s, g: time_diff(run, g[0], g[1]))
+    return sub(
+        text,
+        _TIMEDIFF,
+        two_lazy,
+        lambda _s, g: time_diff(run, g[0], g[1]),
+        limit=run.settings.max_output,
+    )
 
 
 TIME_PASSES = (

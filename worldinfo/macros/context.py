@@ -149,11 +149,15 @@ class MacroSettings:
             chat; default ``True``, SillyTavern's behaviour).
         max_input: texts longer than this (UTF-16 units) are returned unevaluated.
         max_output: a pass whose result would be longer is undone, like a pass that throws.
-        max_dice: a ``{{roll}}`` with more dice than this gives ``""`` (as an invalid formula).
+        max_dice: dice one evaluation may roll in all; a ``{{roll}}`` that would go past it
+            gives ``""`` (as an invalid formula).
+        max_picks: ``{{pick}}`` macros one evaluation resolves (each seeds a generator); the
+            ones past it give ``""``.
     """
 
     variable_writes: bool = True
     global_writes: bool = True
-    max_input: int = 200_000
-    max_output: int = 1_000_000
+    max_input: int = 100_000
+    max_output: int = 500_000
     max_dice: int = 10_000
+    max_picks: int = 2_000

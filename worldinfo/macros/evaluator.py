@@ -18,6 +18,7 @@ from worldinfo.macros import builtins, chance, chat_state, clock
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.env import ENV_KEYS, EnvValue, environment
 from worldinfo.macros.run import WI_CALL, Call, Frame, MacroError, Pass, Run
+from worldinfo.macros.scan import TooLong, re_sub
 from worldinfo.macros.variables import variable_passes
 
 DEFAULT_SETTINGS = MacroSettings()
@@ -84,10 +85,11 @@ class Evaluation:
 def _env_apply(key: str, value: EnvValue) -> Callable[[Run, str], str]:
     pattern = _ENV_PATTERNS[key]
 
-    def apply(_run: Run, text: str) -> str:
+    def apply(run: Run, text: str) -> str:
+        limit = run.settings.max_output
         if isinstance(value, str):
-            return pattern.sub(lambda _m: value, text)
-        return pattern.sub(lambda _m: value(), text)
+            return re_sub(pattern, text, lambda _m: value, limit=limit)
+        return re_sub(pattern, text, lambda _m: value(), limit=limit)
 
     return apply
 
@@ -109,7 +111,7 @@ class _Text:
         """Apply one pass; a pass that throws or exceeds the size limit is undone (M2.7)."""
         try:
             new = apply(run, self.value)
-        except MacroError:
+        except (MacroError, TooLong):
             run.caught.append(source)
             return
         if len(new) > run.settings.max_output:

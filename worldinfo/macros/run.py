@@ -78,6 +78,8 @@ class Run:
     banned: list[str] = field(default_factory=list)
     caught: list[str] = field(default_factory=list)
     depth: int = 0
+    dice_rolled: int = 0
+    picks_made: int = 0
     frame: Frame = Frame()
     _now: datetime | None = None
 

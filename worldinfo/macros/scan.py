@@ -22,11 +22,12 @@ Shape = Callable[["Finder", int], "tuple[int, Groups] | None"]
 class Finder:
     """``str.find`` with a forward-only memo per needle, and JavaScript line ends."""
 
-    __slots__ = ("_memo", "text")
+    __slots__ = ("_last", "_memo", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._memo: dict[str, tuple[int, int]] = {}
+        self._last: dict[str, tuple[int, int, int]] = {}
 
     def find(self, needle: str, pos: int) -> int:
         """The first index ``>= pos`` of ``needle``, or ``-1``."""
@@ -36,6 +37,15 @@ class Finder:
         hit = self.text.find(needle, pos)
         self._memo[needle] = (pos, hit)
         return hit
+
+    def last_before(self, needle: str, pos: int, end: int) -> int:
+        """The last index in ``[pos, end)`` where ``needle`` fits, or ``-1`` (memo per ``end``:
+        later calls for the same line start further right)."""
+        memo = self._last.get(needle)
+        if memo is None or memo[0] != end or memo[1] > pos:
+            memo = (end, pos, self.text.rfind(needle, pos, end))
+            self._last[needle] = memo
+        return memo[2] if memo[2] >= pos else -1
 
     def line_end(self, pos: int) -> int:
         """The first JavaScript line terminator at or after ``pos`` (or ``len(text)``)."""
@@ -94,14 +104,23 @@ def two_lazy(f: Finder, start: int) -> tuple[int, Groups] | None:
 def greedy_quoted(f: Finder, start: int) -> tuple[int, Groups] | None:
     """``(.*)"}}``: up to the last ``"}}`` of the line."""
     end = f.line_end(start)
-    k = f.text.rfind('"}}', start, end)
+    k = f.last_before('"}}', start, end)
     if k < 0:
         return None
     return k + 3, (f.text[start:k],)
 
 
+class TooLong(Exception):
+    """A pass's result would be longer than the evaluator allows; it is undone."""
+
+
 def sub(
-    text: str, opener: re.Pattern[str], shape: Shape, replace: Callable[[int, Groups], str]
+    text: str,
+    opener: re.Pattern[str],
+    shape: Shape,
+    replace: Callable[[int, Groups], str],
+    *,
+    limit: int,
 ) -> str:
     """Replace every match of ``opener`` + ``shape`` left to right.
 
@@ -110,11 +129,16 @@ def sub(
         opener: the literal start of the pattern (its ``end()`` is where ``shape`` starts).
         shape: the rest of the pattern.
         replace: ``(match_start, groups) -> replacement``; it may raise.
+        limit: the longest result allowed.
+
+    Raises:
+        TooLong: the result would be longer than ``limit`` (found while building it).
     """
     f = Finder(text)
     out: list[str] = []
     pos = 0
     search = 0
+    size = len(text)
     while True:
         m = opener.search(text, search)
         if m is None:
@@ -124,9 +148,30 @@ def sub(
             search = m.start() + 1
             continue
         out.append(text[pos : m.start()])
-        out.append(replace(m.start(), hit[1]))
+        piece = replace(m.start(), hit[1])
+        size += len(piece) - (hit[0] - m.start())
+        if size > limit:
+            raise TooLong(opener.pattern)
+        out.append(piece)
         pos = search = hit[0]
     if not out:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def re_sub(
+    pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str], *, limit: int
+) -> str:
+    """``pattern.sub(replace, text)`` that stops with ``TooLong`` past ``limit`` characters."""
+    size = len(text)
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal size
+        piece = replace(m)
+        size += len(piece) - (m.end() - m.start())
+        if size > limit:
+            raise TooLong(pattern.pattern)
+        return piece
+
+    return pattern.sub(one, text)

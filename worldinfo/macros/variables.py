@@ -95,7 +95,7 @@ def _pass(word: str, shape: Shape, kind: str, *, is_global: bool) -> Pass:
                 )
             return _js.to_string(get(run, g[0], is_global=is_global))
 
-        return sub(text, opener, shape, one)
+        return sub(text, opener, shape, one, limit=run.settings.max_output)
 
     return Pass(source="{{" + word + "::", apply=apply)
 
