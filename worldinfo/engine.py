@@ -16,7 +16,7 @@ from worldinfo._js import JSError, JSONValue
 from worldinfo.buffer import ScanBuffer, ScanData
 from worldinfo.fastpass import FastScan, dynamic_positions, hash_positions
 from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_books, sort_lore
-from worldinfo.macros import Macros, Substitute
+from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.output import RegexHook, assemble, authors_note
 from worldinfo.prepared import Plan, ScanCache
 from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
@@ -271,7 +271,7 @@ def _check(
             dynamic_positions(plan, timed.active, registry),
             hash_positions(plan, timed.active.get("sticky", [])),
         )
-        scan.skip = not trace and type(substitute) is Macros
+        scan.skip = not trace and identity_without_braces(substitute)
         if shared:
             scan.shared = plan.entries
             scan.shared_index = plan.index

@@ -35,6 +35,7 @@ from worldinfo.gathering import (
     merge_sorted,
     select_books,
 )
+from worldinfo.macros.names import may_have_macros
 from worldinfo.matcher import KeyIndex, Needle, required_literal
 from worldinfo.regex_limits import RegexClock
 from worldinfo.timed_effects import entry_key
@@ -273,7 +274,7 @@ class Gate:
 def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> int:
     """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``;
     a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
-    if not isinstance(key, str) or "{{" in key:
+    if not isinstance(key, str) or may_have_macros(key):
         return UNKNOWN
     untrusted = gate.untrusted and entry_key(entry) in gate.untrusted
     if untrusted and key_refusal(key, gate.policy) is not None:

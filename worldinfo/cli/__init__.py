@@ -22,6 +22,7 @@ _COMMANDS = (
     "lint",
     "authortest",
     "replay",
+    "macros",
 )
 
 

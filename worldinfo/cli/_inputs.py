@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
+from worldinfo.macros import MacroContext, MacroSettings
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
@@ -92,9 +95,11 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
         "--untrusted",
         action="store_true",
         help="imported entries are untrusted: no constant, @@activate, sticky, ignoreBudget, "
-        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy)",
+        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy), "
+        "and their {{setvar}}-family macros store no variables",
     )
     add_limit_option(p)
+    add_clock_options(p)  # --now, --tz: what the macro evaluator's time macros see
 
 
 def _read_messages(data: JSONValue, path: str) -> list[Message]:
@@ -214,6 +219,10 @@ def open_session(args: argparse.Namespace) -> Session:
 def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     """A ``Session`` over the inputs with the command line's settings."""
     seed = getattr(args, "seed", None)
+    try:
+        clock, tz = clock_from(args)
+    except ClockError as exc:
+        raise InputError(str(exc)) from exc
     return Session(
         books=inputs.books,
         settings=settings_from(args),
@@ -224,4 +233,18 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         chat_metadata=inputs.chat_metadata,
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
+        macro_context=MacroContext(
+            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
+        ),
+        macro_settings=_macro_trust(args),
     )
+
+
+def _macro_trust(args: argparse.Namespace) -> MacroSettings:
+    """``--untrusted`` also keeps the books' {{setvar}}-family macros from storing anything."""
+    trusted = not getattr(args, "untrusted", False)
+    return MacroSettings(variable_writes=trusted, global_writes=trusted)
+
+
+def _random() -> Callable[[], float]:
+    return random.Random().random
