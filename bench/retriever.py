@@ -10,10 +10,12 @@ commas and . ! ? ..., replies with *actions* (25 %), emoticon tails (10 %) and l
 
 For each size (1k, 10k, 100k exchanges) a fresh store ingests the corpus prefix (one SQLite
 transaction per exchange, WAL), then runs the queries; every query is also run through the
-full-scan reference path and must give the same ranking. ``--json`` prints one object:
+full-scan reference path and must give the same ranking (``--ranking ranked``: the ranked
+mode, whose reference recomputes the per-record data instead of using its cached view). ``--json`` prints one object:
 {"ingest_s": {...}, "query_median_ms": {...}, "peak_rss_mb": n, "matches_reference": bool}.
 
     .venv/bin/python bench/retriever.py [--sizes 1000 10000 100000] [--json] [--store memory]
+        [--ranking ranked]
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_settings import RANKINGS, Ranking, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.sources.store_sqlite import SqliteStore
@@ -240,15 +242,21 @@ def _rss_mb() -> float:
 
 
 def run_size(
-    corpus: Corpus, n: int, *, store_kind: str, queries: int, tmp: Path
+    corpus: Corpus,
+    n: int,
+    *,
+    store_kind: str,
+    queries: int,
+    tmp: Path,
+    ranking: Ranking = "zwaif",
 ) -> dict[str, object]:
     """Ingest ``n`` exchanges into a fresh store, then time the queries."""
     store: MemoryStore | SqliteStore
     if store_kind == "sqlite":
         db = tmp / f"bench-{n}.db"
-        store = SqliteStore(db)
+        store = SqliteStore(db, settings=RetrieverSettings(ranking=ranking))
     else:
-        store = MemoryStore()
+        store = MemoryStore(settings=RetrieverSettings(ranking=ranking))
     data = list(itertools.islice(corpus.exchanges(), n))  # generated outside the timing
     topics = list({id(t): t for t, _, _ in data}.values())
     t0 = time.perf_counter()
@@ -269,6 +277,7 @@ def run_size(
         times.append(time.perf_counter() - t)
         ref = store.retrieve(message, previous, lore=lore, top=3, reference=True)
         matches &= got.ranked == ref.ranked and got.keywords == ref.keywords
+        matches &= got.hits == ref.hits
         hits += got.pick is not None
     vocab = len(store.index.words)
     store.close()
@@ -329,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--ranking", choices=RANKINGS, default="zwaif", help="retrieval mode")
     ap.add_argument("--memorybank", type=Path, metavar="FILE", help="only measure quality")
     args = ap.parse_args(argv)
     if args.memorybank:
@@ -339,7 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             out[str(n)] = r = run_size(
-                corpus, n, store_kind=args.store, queries=args.queries, tmp=Path(tmp)
+                corpus,
+                n,
+                store_kind=args.store,
+                queries=args.queries,
+                tmp=Path(tmp),
+                ranking=args.ranking,
             )
             print(
                 f"{n:>7} exchanges: ingest {r['ingest_s']} s, query median "

@@ -36,6 +36,14 @@ def st_params(folder: str = "st") -> Iterator[object]:
             yield pytest.param(path, case_id, id=case_id, marks=mark(case_id))
 
 
+def macro_params(folder: str = "macros") -> Iterator[object]:
+    """One parameter per macro case in ``golden/<folder>`` (``macros/macro-0001``)."""
+    for path in sorted((GOLDEN / folder).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        case_id = f"macros/{data.get('id') or path.stem}"
+        yield pytest.param(path, case_id, id=case_id, marks=mark(case_id))
+
+
 @functools.lru_cache(maxsize=4)
 def outcomes(path: Path) -> dict[str, Outcome]:
     """Run one case file once; its outcomes by id."""

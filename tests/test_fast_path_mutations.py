@@ -34,6 +34,7 @@ POOL: dict[str, list[Any]] = {
         [],
         "dragon",
         ["a"],
+        ["{{char}}/drag(on)?/i"],
     ],
     "keysecondary": [[], ["forest"], ["knight", "witch"], ["/old/"], [" "], "fire"],
     "selectiveLogic": [0, 1, 2, 3, "0", 7, None],
@@ -72,6 +73,7 @@ POOL: dict[str, list[Any]] = {
     ],
     "matchPersonaDescription": [False, True],
     "matchCharacterDescription": [False, True],
+    "extensions": [{}, {"worldinfo_origin": {"trusted": False}}],  # untrusted (TrustPolicy)
 }
 SETTINGS: dict[str, list[Any]] = {
     "recursive": [True, False],

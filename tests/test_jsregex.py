@@ -468,7 +468,7 @@ def test_v8_checked(pattern: str, flags: str, haystack: str, expected: bool | st
 
 
 def test_deep_nesting_is_plain_not_a_crash() -> None:
-    assert regex_key("/" + "(" * 5000 + "a" + ")" * 5000 + "/") is None
+    assert regex_key("/" + "(" * 3000 + "a" + ")" * 3000 + "/") is None
 
 
 def test_pattern_too_large_to_compile_is_reported() -> None:

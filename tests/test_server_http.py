@@ -177,6 +177,9 @@ def test_errors_are_json_with_the_typed_message_and_json_paths(
     assert paths == ["$", "$.seed"]
     r = client.post("/v1/sessions", content=b"{not json")
     assert (r.status_code, r.json()["error"]["problems"][0]["json_path"]) == (400, "$")
+    r = client.post("/v1/sessions", content=b"[" * 200 + b"]" * 200)  # the importers' bounds
+    assert (r.status_code, r.json()["error"]["problems"][0]["json_path"]) == (400, "$")
+    assert "nest" in r.json()["error"]["message"]
     r = client.post("/v1/sessions", json={"books": ["bk_missing"]})
     assert (r.status_code, r.json()["error"]["type"]) == (404, "NotFound")
     assert client.get("/v1/sessions/se_nothing").status_code == 404

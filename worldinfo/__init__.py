@@ -5,10 +5,12 @@ from __future__ import annotations
 from worldinfo.buffer import ScanData
 from worldinfo.engine import CharacterIdentity, check
 from worldinfo.gathering import BookSelection
+from worldinfo.regex_limits import RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.base import ActivationSource, NullSource
 from worldinfo.trace import Trace
+from worldinfo.trust import TrustPolicy
 from worldinfo.types import (
     Book,
     Character,
@@ -37,6 +39,7 @@ __all__ = [
     "Origin",
     "Persona",
     "Position",
+    "RegexLimits",
     "Role",
     "ScanData",
     "ScanResult",
@@ -44,6 +47,8 @@ __all__ = [
     "Session",
     "Settings",
     "Strategy",
+    "TimeoutMemo",
     "Trace",
+    "TrustPolicy",
     "check",
 ]

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
-from worldinfo._jsregex_fold import fold_text
+from worldinfo._jsregex_fold import fold_text, prepare
 from worldinfo._jsregex_names import JSSyntaxError
 from worldinfo._jsregex_parse import translate
 
@@ -28,6 +28,15 @@ DEFAULT_TIMEOUT = 0.25
 
 CACHE_SIZE = 4096
 """Distinct keys kept compiled."""
+
+MAX_PATTERN = 10_000
+"""Longest pattern (characters between the slashes) compiled; longer keys are refused."""
+MAX_BRANCHES = 2_000
+"""Most alternatives (``|`` characters + 1) a pattern may have; more are refused."""
+MAX_TRANSLATED = 40_000
+"""Longest translation (``regex`` syntax, classes spelled out) handed to ``regex.compile``."""
+KEY_SHOWN = 200
+"""Most characters of a key quoted in a warning or log line."""
 
 _RULE_FLAGS = frozenset("gimsuy")
 
@@ -40,17 +49,27 @@ class _Compiled(Protocol):
     def match(self, string: str, *, timeout: float) -> object | None: ...
 
 
+def shown(key: str) -> str:
+    """``repr`` of at most ``KEY_SHOWN`` characters of ``key``, saying how much was cut."""
+    if len(key) <= KEY_SHOWN:
+        return repr(key)
+    return f"{key[:KEY_SHOWN]!r}... ({len(key) - KEY_SHOWN} more characters)"
+
+
 class RegexTimeout(Exception):
     """A regex key could not be decided within its bound; the engine counts it as no match.
 
     Attributes:
         key: the key text (as written, after trimming).
+        reason: what happened (``"timed out"``, or why the key was refused).
+        refused: the key is never run (compiling it would be unbounded), on any text.
     """
 
-    def __init__(self, key: str, reason: str = "timed out") -> None:
-        super().__init__(f"regex key {key!r}: {reason}")
+    def __init__(self, key: str, reason: str = "timed out", *, refused: bool = False) -> None:
+        super().__init__(f"regex key {shown(key)}: {reason}")
         self.key = key
         self.reason = reason
+        self.refused = refused
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +87,7 @@ class RegexKey:
     compiled: _Compiled = field(repr=False, compare=False)
     exact_below: int | None = field(default=None, repr=False, compare=False)
     anchored: bool = field(default=False, repr=False, compare=False)
+    refused: str | None = field(default=None, repr=False, compare=False)
 
     def test(self, haystack: str, *, timeout: float = DEFAULT_TIMEOUT) -> bool:
         """``RegExp.prototype.test`` of a fresh ``new RegExp(source, flags)`` on ``haystack``.
@@ -80,10 +100,12 @@ class RegexKey:
             Whether the pattern matches (with ``y``: a match starting at index 0).
 
         Raises:
-            RegexTimeout: the match did not finish within ``timeout``, or a counted repeat
-                too large to compile was clipped and the text is long enough for that to
-                matter.
+            RegexTimeout: the match did not finish within ``timeout``, the key was refused
+                at compile time (``refused``), or a counted repeat too large to compile
+                was clipped and the text is long enough for that to matter.
         """
+        if self.refused is not None:
+            raise RegexTimeout(self.key, self.refused, refused=True)
         unicode = "u" in self.flags
         text = haystack if unicode else _utf16_units(haystack)
         if "i" in self.flags:
@@ -117,10 +139,17 @@ def split_key(key: str) -> tuple[str, str] | None:
     if not all(c in _RULE_FLAGS for c in flags):
         return None
     pattern = key[1:last]
-    for i, c in enumerate(pattern):
-        if c == "/" and (i == 0 or pattern[i - 1] != "\\"):
-            return None
+    if "/" in pattern.replace("\\/", ""):  # a "/" not preceded by a backslash
+        return None
     return pattern.replace("\\/", "/", 1), flags
+
+
+def prepare_tables(key: str) -> None:
+    """Build the one-time tables compiling ``key`` needs (case folding for ``i`` keys), so
+    that the time of ``regex_key(key)`` is the key's own."""
+    parts = split_key(key)
+    if parts is not None and "i" in parts[1]:
+        prepare(unicode="u" in parts[1])
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -132,7 +161,10 @@ def regex_key(key: str) -> RegexKey | None:
 
     Returns:
         The compiled key, or ``None`` when it is a plain key: the rule refuses it or V8
-        would throw on ``new RegExp`` (repeated flags, syntax errors). Cached per key.
+        would throw on ``new RegExp`` (repeated flags, syntax errors). Cached per key. A
+        key too large to compile in bounded time and memory (``MAX_PATTERN``,
+        ``MAX_BRANCHES``, ``MAX_TRANSLATED``) is a ``RegexKey`` whose every test raises
+        ``RegexTimeout`` (``refused``), without being parsed or compiled.
     """
     parts = split_key(key)
     if parts is None:
@@ -140,18 +172,26 @@ def regex_key(key: str) -> RegexKey | None:
     pattern, flags = parts
     if len(set(flags)) != len(flags):
         return None
+    if len(pattern) > MAX_PATTERN:
+        return _refused(
+            key, pattern, flags, f"refused: pattern longer than {MAX_PATTERN} characters"
+        )
+    if pattern.count("|") >= MAX_BRANCHES:
+        return _refused(key, pattern, flags, f"refused: more than {MAX_BRANCHES} alternatives")
     try:
         tr = translate(pattern, flags)
     except JSSyntaxError as exc:
         log.debug("regex key %r is plain text: %s", key, exc)
         return None
     except RecursionError:  # V8 nests deeper; keys this deep are treated as plain text
-        log.warning("regex key %r nests too deeply; used as plain text", key[:80])
+        log.warning("regex key %s nests too deeply; used as plain text", shown(key))
         return None
+    if len(tr.pattern) > MAX_TRANSLATED:
+        return _refused(key, pattern, flags, "refused: too large once translated")
     try:
         compiled = regex.compile(tr.pattern, regex.V0)
     except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
-        log.warning("regex key %r accepted by V8 rules but not by regex: %s", key, exc)
+        log.warning("regex key %s accepted by V8 rules but not by regex: %s", shown(key), exc)
         return None
     return RegexKey(
         source=pattern,
@@ -161,6 +201,14 @@ def regex_key(key: str) -> RegexKey | None:
         exact_below=tr.exact_below,
         anchored=tr.anchored,
     )
+
+
+_NEVER = regex.compile("(?!)", regex.V0)
+
+
+def _refused(key: str, pattern: str, flags: str, reason: str) -> RegexKey:
+    log.debug("regex key %s %s", shown(key), reason)
+    return RegexKey(source=pattern, flags=flags, key=key, compiled=_NEVER, refused=reason)
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

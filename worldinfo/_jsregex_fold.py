@@ -13,7 +13,6 @@ closure, and backreferences then compare exactly as JavaScript does.
 
 from __future__ import annotations
 
-import bisect
 import functools
 
 import regex  # type: ignore[import-untyped,unused-ignore]
@@ -120,25 +119,45 @@ def fold_text(text: str, *, unicode: bool) -> str:
     return text.translate(fold_table(unicode))
 
 
+def prepare(*, unicode: bool) -> None:
+    """Build the case tables of a mode now (a one-time cost of about a second per process),
+    so that timing a compile measures the key, not the first use of the tables."""
+    fold_table(unicode)
+    _members(unicode)
+
+
+@functools.cache
+def _members(unicode: bool) -> tuple[str, tuple[int, ...]]:
+    """Every member of every case group, as one string, and the group of each position."""
+    groups = _groups(unicode)
+    text = "".join(chr(c) for g in groups for c in g)
+    owner = tuple(i for i, g in enumerate(groups) for _ in g)
+    return text, owner
+
+
+@functools.lru_cache(maxsize=256)
 def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     """Close a set under case-insensitive equality (the set a class matches with ``i``).
 
     A negated class ``[^…]`` with ``i`` is the complement of the closure of its contents.
+    Membership of every cased character is tested in one ``regex`` scan (C), so a class
+    costs well under a millisecond; results are cached (keys repeat classes).
     """
-    starts = [lo for lo, _ in cs.ranges]
-    props = regex.compile("[" + "".join(cs.props) + "]") if cs.props else None
-
-    def member(cp: int) -> bool:
-        i = bisect.bisect_right(starts, cp) - 1
-        if i >= 0 and cs.ranges[i][1] >= cp:
-            return True
-        return props is not None and props.match(chr(cp)) is not None
-
+    body = cs.emit()
+    if body == "(?!)":
+        return cs
+    member = regex.compile(body, regex.V0)
+    groups = _groups(unicode)
+    text, owner = _members(unicode)
+    counts: dict[int, int] = {}
+    for m in member.finditer(text):
+        g = owner[m.start()]
+        counts[g] = counts.get(g, 0) + 1
     extra: list[tuple[int, int]] = []
-    for group in _groups(unicode):
-        inside = [member(c) for c in group]
-        if any(inside) and not all(inside):
-            extra.extend((c, c) for c, isin in zip(group, inside, strict=True) if not isin)
+    for g, n in counts.items():
+        group = groups[g]
+        if n < len(group):
+            extra.extend((c, c) for c in group if member.match(chr(c)) is None)
     if not extra:
         return cs
     return CharSet(ranges=normalize(cs.ranges + tuple(extra)), props=cs.props)

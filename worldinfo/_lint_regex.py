@@ -47,6 +47,8 @@ def diagnose(key: str, *, timeout: float) -> list[Diagnosis]:
                 ),
             )
         ]
+    if rk.refused is not None:
+        return [("WI011", f"{rk.refused}: this engine never compiles it and counts it as no match")]
     slow = _catastrophic(rk, timeout=timeout)
     if slow:
         return [("WI011", slow)]

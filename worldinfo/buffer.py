@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexTimeout, regex_key
+from worldinfo._jsregex import RegexKey, RegexTimeout, shown
+from worldinfo.regex_limits import RegexClock, TimeoutMemo
+from worldinfo.timed_effects import entry_key
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import ScanState, Settings
 
 MATCHER = "\x01"
@@ -58,8 +61,15 @@ class ScanBuffer:
     inject: list[str] = field(default_factory=list)
     recurse: list[str] = field(default_factory=list)
     skew: int = 0
-    regex_timeout: float = DEFAULT_TIMEOUT
+    regex: RegexClock = field(default_factory=RegexClock)
+    memo: TimeoutMemo | None = None
+    trust: TrustPolicy = DEFAULT_TRUST
+    untrusted: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
+    undecided: int = 0
+    """Regex key tests answered "no match" undecided (timed out, refused at compile time,
+    skipped once the scan's total was spent, or known to time out on the text)."""
+    _refused: set[tuple[str, str]] = field(default_factory=set)
     _depth: list[str] = field(default_factory=list)
     _cache: dict[tuple[object, ...], str] = field(default_factory=dict)
     _lower: dict[str, str] = field(default_factory=dict)
@@ -160,17 +170,20 @@ class ScanBuffer:
     # --- matching -----------------------------------------------------------------------
 
     def match_key(self, haystack: str, needle: str, entry: Mapping[str, JSONValue]) -> bool:
-        """``matchKeys``: does ``needle`` (substituted, trimmed) occur in ``haystack``? (R22-R25)"""
-        rk = regex_key(needle)
+        """``matchKeys``: does ``needle`` (substituted, trimmed) occur in ``haystack``? (R22-R25)
+
+        An untrusted entry's key is first checked against the trust policy; a regex key is
+        run within the time limits (``_test_regex``).
+        """
+        if self.untrusted and not self.key_allowed(needle, entry):
+            return False
+        if self.regex.over(needle):
+            self.undecided += 1
+            self.regex.skipped += 1
+            return False
+        rk = self.regex.compile(needle)
         if rk is not None:
-            try:
-                return rk.test(haystack, timeout=self.regex_timeout)
-            except RegexTimeout:
-                self.warnings.append(
-                    f"regex key timed out: book {entry.get('world')!r}, "
-                    f"entry {_js.to_string(entry.get('uid', UNDEFINED))}, key {needle!r}"
-                )
-                return False
+            return self._test_regex(rk, haystack, entry)
         case = _js.coalesce(entry.get("caseSensitive", UNDEFINED), self.settings.case_sensitive)
         if not _js.truthy(case):
             haystack = self.lower(haystack)
@@ -181,6 +194,63 @@ class ScanBuffer:
         if not _js.truthy(whole) or len(_js.split_ws(needle)) > 1:
             return needle in haystack
         return whole_word_in(haystack, needle)
+
+    def key_allowed(self, needle: str, entry: Mapping[str, JSONValue]) -> bool:
+        """May ``entry`` use ``needle`` (the key about to be matched)? Only untrusted entries
+        are ever refused (``trust.key_refusal``); each refusal is warned about once a scan."""
+        where = entry_key(entry)
+        if where not in self.untrusted:
+            return True
+        why = key_refusal(needle, self.trust)
+        if why is None:
+            return True
+        if (where, needle) not in self._refused:
+            self._refused.add((where, needle))
+            self.warnings.append(f"untrusted {_where(entry)}: {why} refused: {shown(needle)}")
+        return False
+
+    def _test_regex(self, rk: RegexKey, haystack: str, entry: Mapping[str, JSONValue]) -> bool:
+        """Run a regex key within its per-key bound and what is left of the scan's total;
+        a key known to time out on this very text (``memo``) is not run again."""
+        clock = self.regex
+        limits = clock.limits
+        memo = self.memo
+        if memo is not None and (rk.key, haystack) in memo:
+            self.undecided += 1
+            self.warnings.append(
+                f"regex key timed out on this text before, not run again: {_where(entry)}, "
+                f"key {shown(rk.key)}"
+            )
+            return False
+        remaining = clock.remaining()
+        if remaining <= 0:
+            self.undecided += 1
+            clock.skipped += 1
+            return False
+        timeout = min(limits.per_key, remaining)
+        start = limits.clock()
+        try:
+            return rk.test(haystack, timeout=timeout)
+        except RegexTimeout as exc:
+            self.undecided += 1
+            if memo is not None and not exc.refused and timeout >= limits.per_key:
+                memo.add(rk.key, haystack)
+            self.warnings.append(f"regex key {exc.reason}: {_where(entry)}, key {shown(rk.key)}")
+            return False
+        finally:
+            clock.spent += limits.clock() - start
+
+    def finish(self) -> None:
+        """Add the scan's summary warnings (regex keys skipped for want of time)."""
+        if self.regex.skipped:
+            self.warnings.append(
+                f"regex time budget of {self.regex.limits.per_scan:g} s per scan used up: "
+                f"{self.regex.skipped} regex key test(s) skipped (counted as no match)"
+            )
+
+
+def _where(entry: Mapping[str, JSONValue]) -> str:
+    return f"book {entry.get('world')!r}, entry {_js.to_string(entry.get('uid', UNDEFINED))}"
 
 
 def whole_word_in(haystack: str, needle: str) -> bool:

@@ -16,13 +16,15 @@ from worldinfo._js import JSError, JSONValue
 from worldinfo.buffer import ScanBuffer, ScanData
 from worldinfo.fastpass import FastScan, dynamic_positions, hash_positions
 from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_books, sort_lore
-from worldinfo.macros import Macros, Substitute
+from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.output import RegexHook, assemble, authors_note
 from worldinfo.prepared import Plan, ScanCache
+from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.trace import Trace
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
 from worldinfo.types import Book, ScanState, Settings
 
 Entry = dict[str, JSONValue]
@@ -107,6 +109,9 @@ def check(
     context: ScanContext | None = None,
     trace: bool = False,
     cache: ScanCache | None = None,
+    trust: TrustPolicy = DEFAULT_TRUST,
+    regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
+    regex_memo: TimeoutMemo | None = None,
 ) -> ScanResult:
     """Evaluate World Info once, as SillyTavern 1.15.0 does.
 
@@ -133,6 +138,10 @@ def check(
         cache: prepared entries and key index kept across scans (``Session`` owns one);
             ``None`` runs the straightforward path (every entry, every key, every pass).
             Not used with ``sources`` (they may edit the loaded lore).
+        trust: what entries of untrusted origin may not do (``worldinfo.trust``).
+        regex_limits: time allowed to regex keys, per test and per scan.
+        regex_memo: regex keys that timed out on a scan text before (``Session`` keeps
+            one); they are not run on that text again, and new timeouts are added.
 
     Returns:
         The scan result; ``result.error`` is set where SillyTavern would have thrown.
@@ -160,6 +169,9 @@ def check(
             context=context,
             trace=trace,
             cache=cache if not sources else None,
+            trust=trust,
+            regex_limits=regex_limits,
+            regex_memo=regex_memo,
         )
     except JSError as exc:
         return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
@@ -187,9 +199,13 @@ def _check(
     context: ScanContext | None,
     trace: bool,
     cache: ScanCache | None,
+    trust: TrustPolicy,
+    regex_limits: RegexLimits,
+    regex_memo: TimeoutMemo | None,
 ) -> ScanResult:
     # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
-    buffer = ScanBuffer(chat, settings, scan_data)
+    regex = RegexClock(regex_limits)
+    buffer = ScanBuffer(chat, settings, scan_data, regex=regex, memo=regex_memo, trust=trust)
     for value in inject:
         text = substitute(value)
         if text:
@@ -197,7 +213,7 @@ def _check(
     budget = compute_budget(settings, max_context)
     plan: Plan | None = None
     if cache is not None:
-        plan = cache.plan(books, selection, settings)
+        plan = cache.plan(books, selection, settings, trust=trust, regex=regex)
         if plan is not None and (
             trace
             or any(timed_state[t] for t in ("sticky", "cooldown"))
@@ -207,8 +223,11 @@ def _check(
         entries = [] if plan is None else list(plan.entries)
         if plan is not None and trace:
             entries = [dict(e) for e in entries]
+        buffer.untrusted = plan.untrusted if plan is not None else frozenset()
     else:
-        lore = load_lore(select_books(selection, books), books)
+        selected = select_books(selection, books)
+        buffer.untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
+        lore = load_lore(selected, books, trust=trust)
         if lore is not None and sources and context is not None:
             for source in sources:
                 source.entries_loaded(context, lore)
@@ -252,7 +271,7 @@ def _check(
             dynamic_positions(plan, timed.active, registry),
             hash_positions(plan, timed.active.get("sticky", [])),
         )
-        scan.skip = not trace and type(substitute) is Macros
+        scan.skip = not trace and identity_without_braces(substitute)
         if shared:
             scan.shared = plan.entries
             scan.shared_index = plan.index
@@ -265,6 +284,7 @@ def _check(
     if authors_note_text is not None:
         an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)
     timed.write(activated)
+    buffer.finish()
     return ScanResult(
         activated=tuple(activated),
         before="\n".join(pieces.before),

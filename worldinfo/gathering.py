@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.sources.base import LoadedLore
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, is_untrusted, restrict
 from worldinfo.types import Book, Entry
 
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
@@ -75,21 +76,28 @@ def select_books(sel: BookSelection, books: Mapping[str, Book]) -> SelectedBooks
     )
 
 
-def entry_object(entry: Entry, world: str) -> dict[str, JSONValue]:
-    """A book entry as the scan loads it: ``{uid, world, ...fields}`` (R2)."""
+def entry_object(
+    entry: Entry, world: str, *, trust: TrustPolicy = DEFAULT_TRUST
+) -> dict[str, JSONValue]:
+    """A book entry as the scan loads it: ``{uid, world, ...fields}`` (R2); an untrusted
+    entry without the field powers ``trust`` denies it (``trust.restrict``)."""
     obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": world}
     obj.update(entry.data)
-    return obj
+    return restrict(obj, trust) if is_untrusted(entry) else obj
 
 
-def book_entries(book: Book | None) -> list[dict[str, JSONValue]]:
+def book_entries(
+    book: Book | None, *, trust: TrustPolicy = DEFAULT_TRUST
+) -> list[dict[str, JSONValue]]:
     """The ``{uid, world, ...fields}`` objects of a book's entries, in book order."""
     if book is None or book.entries is None:
         return []
-    return [entry_object(entry, book.name) for entry in book.entries]
+    return [entry_object(entry, book.name, trust=trust) for entry in book.entries]
 
 
-def load_lore(selected: SelectedBooks, books: Mapping[str, Book]) -> LoadedLore | None:
+def load_lore(
+    selected: SelectedBooks, books: Mapping[str, Book], *, trust: TrustPolicy = DEFAULT_TRUST
+) -> LoadedLore | None:
     """Enumerate the entries of each source (R2); ``None`` when a loaded book has no
     ``entries`` member, which makes SillyTavern see no entries at all (Q1)."""
     for name in selected.all_names():
@@ -98,13 +106,13 @@ def load_lore(selected: SelectedBooks, books: Mapping[str, Book]) -> LoadedLore 
             return None
     lore = LoadedLore()
     for name in selected.global_names:
-        lore.global_entries.extend(book_entries(books.get(name)))
+        lore.global_entries.extend(book_entries(books.get(name), trust=trust))
     for name in selected.character_names:
-        lore.character_entries.extend(book_entries(books.get(name)))
+        lore.character_entries.extend(book_entries(books.get(name), trust=trust))
     if selected.chat_name:
-        lore.chat_entries.extend(book_entries(books.get(selected.chat_name)))
+        lore.chat_entries.extend(book_entries(books.get(selected.chat_name), trust=trust))
     if selected.persona_name:
-        lore.persona_entries.extend(book_entries(books.get(selected.persona_name)))
+        lore.persona_entries.extend(book_entries(books.get(selected.persona_name), trust=trust))
     return lore
 
 
@@ -200,8 +208,12 @@ def delay_levels(entries: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
 
 
 def sorted_entries(
-    books: Mapping[str, Book], selection: BookSelection, *, strategy: JSONValue
+    books: Mapping[str, Book],
+    selection: BookSelection,
+    *,
+    strategy: JSONValue,
+    trust: TrustPolicy = DEFAULT_TRUST,
 ) -> list[dict[str, JSONValue]]:
     """``getSortedEntries``: the decorated, hashed entry list a scan would see."""
-    lore = load_lore(select_books(selection, books), books)
+    lore = load_lore(select_books(selection, books), books, trust=trust)
     return sort_lore(lore, strategy=strategy) if lore is not None else []

@@ -77,7 +77,7 @@ def _nominate_all(scan: _Scan, nominated: list[Entry], why: dict[int, Why]) -> N
     tracing = scan.trace is not None
     seen: set[int] = set()
     for entry in scan.entries:
-        warned = len(scan.buffer.warnings)
+        warned = scan.buffer.undecided
         chosen, reason = _select(scan, entry)
         if tracing:
             _trace_selection(scan, entry, chosen, reason, warned, why)
@@ -115,7 +115,7 @@ def _nominate_fast(scan: _Scan, fast: FastScan, nominated: list[Entry]) -> None:
 def _trace_selection(
     scan: _Scan, entry: Entry, chosen: Entry | None, reason: str, warned: int, why: dict[int, Why]
 ) -> None:
-    if reason == "no_primary_match" and len(scan.buffer.warnings) > warned:
+    if reason == "no_primary_match" and scan.buffer.undecided > warned:
         reason = "regex_timeout"
     detail = _explain(scan, entry) if reason == "key" else {}
     if chosen is not None:

@@ -23,7 +23,7 @@ from enum import IntEnum
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import regex_key
+from worldinfo._jsregex import split_key
 from worldinfo.buffer import MATCH_FLAGS
 from worldinfo.gathering import (
     BookSelection,
@@ -35,8 +35,11 @@ from worldinfo.gathering import (
     merge_sorted,
     select_books,
 )
+from worldinfo.macros.names import may_have_macros
 from worldinfo.matcher import KeyIndex, Needle, required_literal
+from worldinfo.regex_limits import RegexClock
 from worldinfo.timed_effects import entry_key
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
 from worldinfo.types import Book, Entry, Settings
 
 Obj = dict[str, JSONValue]
@@ -99,6 +102,9 @@ class Plan:
     any_group: bool = False
     any_ignore_budget: bool = False
     all_hashed: bool = False
+    trust: TrustPolicy = DEFAULT_TRUST
+    untrusted: frozenset[str] = frozenset()
+    """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
 
     def ensure_hash(self, pos: int) -> None:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
@@ -107,7 +113,8 @@ class Plan:
             return
         entry, world, memo = self.origins[pos]
         if not memo:
-            memo.append(entry_hash(decorate_unhashed(entry_object(entry, world))))
+            obj = entry_object(entry, world, trust=self.trust)
+            memo.append(entry_hash(decorate_unhashed(obj)))
         self.entries[pos]["hash"] = memo[0]
         self.hashed[pos] = 1
 
@@ -146,11 +153,27 @@ class ScanCache:
         self._entries: dict[str, dict[int, tuple[Obj, Origin]]] = {}
         self._books: dict[str, tuple[Book, list[tuple[Obj, Origin]]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
+        self._trust = DEFAULT_TRUST
 
     def plan(
-        self, books: Mapping[str, Book], selection: BookSelection, settings: Settings
+        self,
+        books: Mapping[str, Book],
+        selection: BookSelection,
+        settings: Settings,
+        *,
+        trust: TrustPolicy = DEFAULT_TRUST,
+        regex: RegexClock | None = None,
     ) -> Plan | None:
-        """The plan for this selection; ``None`` when a selected book has no ``entries``."""
+        """The plan for this selection; ``None`` when a selected book has no ``entries``.
+
+        Compiling the regex keys of a new plan is charged to ``regex`` (the scan's clock);
+        once it is spent, the remaining regex keys are left to the scan (``UNKNOWN``).
+        """
+        if trust != self._trust:  # untrusted entries are prepared under the policy
+            self._entries.clear()
+            self._books.clear()
+            self._plans.clear()
+            self._trust = trust
         selected = select_books(selection, books)
         names = selected.all_names()
         chosen = tuple(books.get(n) for n in names)
@@ -166,7 +189,7 @@ class ScanCache:
             for name in [n for n in self._books if n not in books]:
                 del self._books[name]
                 self._entries.pop(name, None)
-            plan = self._build(selected, books, strategy, settings)
+            plan = self._build(selected, books, strategy, settings, regex or RegexClock())
             plan.books = chosen
             if key not in self._plans and len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
@@ -191,7 +214,8 @@ class ScanCache:
         for entry in book.entries:
             hit = old.get(id(entry))
             if hit is None or hit[1][0] is not entry:
-                hit = (decorate_unhashed(entry_object(entry, book.name)), (entry, book.name, []))
+                obj = entry_object(entry, book.name, trust=self._trust)
+                hit = (decorate_unhashed(obj), (entry, book.name, []))
             fresh[id(entry)] = hit
             out.append(hit)
         self._entries[name] = fresh
@@ -204,6 +228,7 @@ class ScanCache:
         books: Mapping[str, Book],
         strategy: JSONValue,
         settings: Settings,
+        regex: RegexClock,
     ) -> Plan:
         origin_of: dict[int, Origin] = {}
 
@@ -231,20 +256,39 @@ class ScanCache:
                 obj = dict(obj)
             seen.add(id(obj))
             entries.append(obj)
-        return build_plan(entries, settings, origins)
+        untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
+        gate = Gate(policy=self._trust, untrusted=untrusted, regex=regex)
+        return build_plan(entries, settings, origins, gate=gate)
 
 
-def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> int:
-    """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``)."""
-    if not isinstance(key, str) or "{{" in key:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gate:
+    """What a plan's keys are prepared under: the trust policy, the ``"world.uid"`` of the
+    untrusted entries, and the scan's regex clock (compiling is charged to it)."""
+
+    policy: TrustPolicy = DEFAULT_TRUST
+    untrusted: frozenset[str] = frozenset()
+    regex: RegexClock = field(default_factory=RegexClock)
+
+
+def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> int:
+    """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``;
+    a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
+    if not isinstance(key, str) or may_have_macros(key):
+        return UNKNOWN
+    untrusted = gate.untrusted and entry_key(entry) in gate.untrusted
+    if untrusted and key_refusal(key, gate.policy) is not None:
         return UNKNOWN
     if not key:
         return EMPTY
     text = _js.trim(key)
     if text.startswith("/"):
-        rk = regex_key(text)
+        if gate.regex.over(text):
+            return UNKNOWN  # not compiled now: the scan decides (and skips it) itself
+        rk = gate.regex.compile(text) if split_key(text) is not None else None
         if rk is not None:
-            found = None if rk.exact_below is not None else required_literal(rk.source, rk.flags)
+            clipped = rk.exact_below is not None or rk.refused is not None
+            found = None if clipped else required_literal(rk.source, rk.flags)
             if found is None:
                 return UNKNOWN
             nid = needles.add(Needle(text=found[0], lowered=found[1], whole_word=False))
@@ -259,13 +303,13 @@ def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex) -> 
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
-def _secondary(entry: Obj, settings: Settings, needles: KeyIndex) -> Secondary | None:
+def _secondary(entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> Secondary | None:
     sec = entry.get("keysecondary", UNDEFINED)
     if not _js.truthy(entry.get("selective", UNDEFINED)) or not isinstance(sec, list) or not sec:
         return None
     logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
     kind = next((i for i in range(4) if _js.strict_eq(logic, i)), 4)
-    return Secondary(logic=kind, slots=tuple(_slot(k, entry, settings, needles) for k in sec))
+    return Secondary(logic=kind, slots=tuple(_slot(k, entry, settings, needles, gate) for k in sec))
 
 
 def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
@@ -294,8 +338,15 @@ def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> 
     return Kind.PLAIN if plain else Kind.GATED
 
 
-def build_plan(entries: list[Obj], settings: Settings, origins: list[Origin]) -> Plan:
+def build_plan(
+    entries: list[Obj],
+    settings: Settings,
+    origins: list[Origin],
+    *,
+    gate: Gate | None = None,
+) -> Plan:
     """Compute the static facts of sorted, decorated entries (each a distinct object)."""
+    trust = gate or Gate()
     needles = KeyIndex()
     configs: dict[tuple[float | None, tuple[bool, ...]], int] = {}
     plan = Plan(
@@ -312,13 +363,17 @@ def build_plan(entries: list[Obj], settings: Settings, origins: list[Origin]) ->
         needles=needles,
         origins=origins,
         hashed=bytearray(len(entries)),
+        trust=trust.policy,
+        untrusted=trust.untrusted,
     )
     for pos, e in enumerate(entries):
         keys = e.get("key", UNDEFINED)
         primary = (
-            tuple(_slot(k, e, settings, needles) for k in keys) if isinstance(keys, list) else ()
+            tuple(_slot(k, e, settings, needles, trust) for k in keys)
+            if isinstance(keys, list)
+            else ()
         )
-        secondary = _secondary(e, settings, needles)
+        secondary = _secondary(e, settings, needles, trust)
         kind = _kind(e, primary, secondary)
         sd = e.get("scanDepth", UNDEFINED)
         cfg = (

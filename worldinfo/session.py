@@ -16,12 +16,16 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.buffer import ScanData
 from worldinfo.engine import CharacterIdentity, TokenCounter, check
 from worldinfo.gathering import BookSelection, sorted_entries
-from worldinfo.macros import Macros, Substitute
+from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros, Substitute
+from worldinfo.macros.binding import generation_context, state_of, write_back
+from worldinfo.macros.context import system_clock
 from worldinfo.output import RegexHook
 from worldinfo.prepared import ScanCache
+from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
 from worldinfo.timed_effects import entry_key
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 AN_KEY = "2_floating_prompt"
@@ -67,9 +71,18 @@ class Session:
         fresh_chat_load: the first generation follows opening the chat.
         rng: the random stream (default: an unseeded ``random.Random``).
         count_tokens: the token counter.
-        substitute: a macro substituter factory ``(user, char) -> Substitute``.
+        substitute: a macro substituter factory ``(user, char) -> Substitute``; default:
+            SillyTavern's full evaluator (``StMacros``), rebuilt for every generation.
+        macro_context: what the full evaluator reads besides the session's names, card,
+            chat and metadata (clock, time zone, ``{{random}}`` source, UI state);
+            default: the system clock in UTC and an unseeded ``random.Random``.
+        macro_settings: the evaluator's limits and trust switch.
+        global_variables: ``extension_settings.variables.global`` (kept in
+            ``self.global_variables``).
         regex_hook: regex scripts for contents at assembly.
         sources: activation sources run at every scan.
+        trust: what entries of untrusted origin may not do (``worldinfo.trust``).
+        regex_limits: time allowed to regex keys, per test and per scan.
     """
 
     def __init__(
@@ -91,6 +104,11 @@ class Session:
         substitute: Callable[[str, str], Substitute] | None = None,
         regex_hook: RegexHook | None = None,
         sources: Sequence[ActivationSource] = (),
+        trust: TrustPolicy = DEFAULT_TRUST,
+        regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
+        macro_context: MacroContext | None = None,
+        macro_settings: MacroSettings | None = None,
+        global_variables: Mapping[str, JSONValue] | None = None,
     ) -> None:
         self.books = dict(books)
         self.settings = settings
@@ -105,11 +123,25 @@ class Session:
         self.allow_wi_scan = allow_wi_scan
         self.rng = CountingRng(rng or random.Random().random)
         self.count_tokens = count_tokens
-        self.macros = (substitute or _default_macros)(
-            persona.name, character.name if character else ""
+        # --- macros (full evaluator unless a factory is given) ---
+        self.macro_context = macro_context or MacroContext(
+            clock=system_clock, random=random.Random().random
         )
+        self.macro_settings = macro_settings or MacroSettings()
+        self.global_variables: dict[str, JSONValue] = dict(global_variables or {})
+        self._outlets: Mapping[str, tuple[str, ...]] = {}
+        self.macros: Substitute = (
+            substitute(persona.name, character.name if character else "")
+            if substitute is not None
+            else self._bind_macros("normal")
+        )
+        self._custom_macros = substitute is not None
         self.regex_hook = regex_hook
         self.sources = list(sources)
+        self.trust = trust
+        self.regex_limits = regex_limits
+        self.regex_memo = TimeoutMemo()
+        """Regex keys that timed out on a scan text: not run on that text again."""
         self._forced: dict[str, dict[str, JSONValue]] = {}
         self._prompts: dict[str, _Prompt] = {}
         self._should_add_note = False
@@ -157,13 +189,16 @@ class Session:
         wanted = {f"{w}.{_js.to_string(u)}" for w, u in keys}
         plan = None
         if self.scan_cache is not None:
-            plan = self.scan_cache.plan(self.books, self.selection, self.settings)
+            plan = self.scan_cache.plan(self.books, self.selection, self.settings, trust=self.trust)
         if plan is not None:
             plan.ensure_all_hashes()
             entries: Sequence[Mapping[str, JSONValue]] = plan.entries
         else:
             entries = sorted_entries(
-                self.books, self.selection, strategy=self.settings.character_strategy
+                self.books,
+                self.selection,
+                strategy=self.settings.character_strategy,
+                trust=self.trust,
             )
         self.force_activate(e for e in entries if entry_key(e) in wanted)
 
@@ -193,8 +228,10 @@ class Session:
         """
         self.append(append)
         self.rng.calls = 0
+        self._begin_macros(type)
         quiet = self.macros(quiet_prompt) if type == "quiet" else ""
         self._prepare_chat(type, dry_run=dry_run)
+        self._begin_macros(type)
         data = self._card_fields(type)
         self._prompts = {k: v for k, v in self._prompts.items() if not k.startswith(DEPTH_KEY)}
         self._prompts[DEPTH_KEY] = _Prompt(data.character_depth_prompt, self.allow_wi_scan)
@@ -215,6 +252,7 @@ class Session:
         self._set_floating_prompt()
         self._prompts[QUIET_KEY] = _Prompt(quiet, True)
         result = self._scan(core, data, dry_run=dry_run, trace=trace)
+        self._end_macros(result)
         self._prompts[QUIET_KEY] = _Prompt("", True)
         self._add_persona_description()
         return result
@@ -231,9 +269,11 @@ class Session:
                     source.messages_changed(self.chat)
 
     def _card_fields(self, type: str) -> ScanData:
+        field = self.macros.card_field if isinstance(self.macros, StMacros) else self.macros
+
         def prep(value: JSONValue) -> str:
             text = _js.trim(value) if isinstance(value, str) else ""
-            return self.macros(text).replace("\r", "") if text else ""
+            return field(text).replace("\r", "") if text else ""
 
         c = self.character
         persona = prep(self.persona.description)
@@ -288,6 +328,47 @@ class Session:
         elif p.position == 4:
             self._prompts[PERSONA_KEY] = _Prompt(p.description, True)
 
+    # --- macros ---------------------------------------------------------------------------
+
+    def _bind_macros(self, type: str) -> StMacros:
+        macros = StMacros(
+            generation_context(
+                self.macro_context,
+                persona=self.persona,
+                character=self.character,
+                chat=self.chat,
+                chat_metadata=self.chat_metadata,
+                generation_type=type,
+                outlets=self._outlets,
+                math_random=self.rng,
+                max_context=self.max_context,
+            ),
+            state=state_of(self.chat_metadata, self.global_variables),
+            settings=self.macro_settings,
+        )
+        if macros.identity_without_braces:
+            macros.prime()  # a generation always evaluates something: chat_id_hash is set
+        return macros
+
+    def _begin_macros(self, type: str) -> None:
+        """Rebuild the full evaluator on the current chat (after storing its variables)."""
+        if self._custom_macros:
+            return
+        if isinstance(self.macros, StMacros):
+            self._store_macro_state(self.macros)
+        self.macros = self._bind_macros(type)
+
+    def _store_macro_state(self, macros: StMacros) -> None:
+        write_back(macros.state, self.chat_metadata)
+        self.global_variables = dict(macros.state.globals)
+
+    def _end_macros(self, result: ScanResult) -> None:
+        """Write variables back as SillyTavern does; outlets feed the next ``{{outlet}}``."""
+        if isinstance(self.macros, StMacros) and not self._custom_macros:
+            self._store_macro_state(self.macros)
+            if result.error is None:
+                self._outlets = dict(result.outlets)
+
     # --- the scan -----------------------------------------------------------------------
 
     def _scan(
@@ -333,6 +414,9 @@ class Session:
             context=context,
             trace=trace,
             cache=self.scan_cache,
+            trust=self.trust,
+            regex_limits=self.regex_limits,
+            regex_memo=self.regex_memo,
         )
         self.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
         if result.forced_consumed:
@@ -356,5 +440,7 @@ class Session:
         return CharacterIdentity(file_name=c.file_name, avatar=c.avatar, tags=tuple(c.tags))
 
 
-def _default_macros(user: str, char: str) -> Substitute:
+def names_only_macros(user: str, char: str) -> Substitute:
+    """The ``{{user}}``/``{{char}}``-only substituter factory (what the World Info oracle
+    models; pass it as ``substitute=`` to get that behaviour)."""
     return Macros(user=user, char=char)

@@ -4,11 +4,18 @@ Every place where SillyTavern's behaviour follows from a JavaScript language rul
 string lengths, loose truthiness, ``ToNumber``, ``trim``, ``Math.round``, ``JSON.stringify``,
 object key order, the ``cyrb53`` string hash, ``mulberry32``) calls a helper from this
 package: ``values`` (undefined, truthiness, coercions, operators), ``strings``, ``objects``
-(key order, JSON, stable sort) and ``hashing``. Regex keys are ``worldinfo._jsregex``.
+(key order, JSON, stable sort), ``bounds`` (size limits checked before ``JSON.parse``) and
+``hashing``. Regex keys are ``worldinfo._jsregex``.
 """
 
 from __future__ import annotations
 
+from worldinfo._js.bounds import (
+    DEFAULT_JSON_BOUNDS,
+    JSONBounds,
+    JSONLimitError,
+    check_json_bounds,
+)
 from worldinfo._js.hashing import mulberry32, st_token_estimate, string_hash
 from worldinfo._js.objects import (
     canonical,
@@ -55,14 +62,18 @@ from worldinfo._js.values import (
 )
 
 __all__ = [
+    "DEFAULT_JSON_BOUNDS",
     "JS_WHITESPACE",
     "JS_WS_CLASS",
     "UNDEFINED",
     "JSError",
+    "JSONBounds",
+    "JSONLimitError",
     "JSONValue",
     "Undefined",
     "add",
     "canonical",
+    "check_json_bounds",
     "coalesce",
     "escape_regex",
     "format_number",

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bounds
 from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
 
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
@@ -16,14 +17,19 @@ _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 
 def is_array_index(key: str) -> bool:
     """True when ``key`` is a canonical array index (enumerates first, ascending)."""
-    return bool(_ARRAY_INDEX.match(key)) and int(key) < 4294967295
+    return key[:1].isdigit() and bool(_ARRAY_INDEX.match(key)) and int(key) < 4294967295
 
 
 def js_key_order(keys: Iterable[str]) -> list[str]:
     """Return ``keys`` in JavaScript own-property enumeration order."""
     keys = list(keys)
-    idx = sorted((k for k in keys if is_array_index(k)), key=int)
-    return idx + [k for k in keys if not is_array_index(k)]
+    idx = [k for k in keys if is_array_index(k)]
+    if not idx:
+        return keys
+    if len(idx) == len(keys):
+        return sorted(keys, key=int)
+    indexes = set(idx)
+    return sorted(idx, key=int) + [k for k in keys if k not in indexes]
 
 
 def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
@@ -35,9 +41,26 @@ def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
     return d
 
 
-def parse_json(text: str | bytes) -> JSONValue:
-    """``JSON.parse``: objects come back with their keys in JavaScript enumeration order."""
-    return json.loads(text, object_pairs_hook=_object_hook)
+def _no_constants(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str | bytes, *, bounds: JSONBounds | None = DEFAULT_JSON_BOUNDS) -> JSONValue:
+    """``JSON.parse``: objects come back with their keys in JavaScript enumeration order;
+    the ``NaN`` / ``Infinity`` literals Python would accept are refused.
+
+    Args:
+        text: the JSON text.
+        bounds: size limits checked on the text before it is parsed (``None``: the caller
+            has checked them).
+
+    Raises:
+        JSONLimitError: (a ``ValueError``) when the text exceeds ``bounds``.
+        ValueError: when the text is not JSON.
+    """
+    if bounds is not None:
+        check_json_bounds(text, bounds)
+    return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_no_constants)
 
 
 def reorder(value: JSONValue) -> JSONValue:

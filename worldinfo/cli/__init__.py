@@ -21,6 +21,8 @@ _COMMANDS = (
     "explain",
     "lint",
     "authortest",
+    "replay",
+    "macros",
     "serve",
 )
 

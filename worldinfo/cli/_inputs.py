@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
+from worldinfo.macros import MacroContext, MacroSettings
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona, Settings
+
+if TYPE_CHECKING:
+    from worldinfo.importers import Limits
 
 SETTING_FLAGS = {
     "depth": int,
@@ -39,6 +46,35 @@ class Inputs:
     chat_metadata: dict[str, JSONValue] = field(default_factory=dict)
 
 
+def _limit_setting(text: str) -> str:
+    from worldinfo.importers import Limits
+
+    try:
+        Limits.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_limit_option(p: argparse.ArgumentParser) -> None:
+    """``--limit NAME=N`` (repeatable): change one of the input bounds ``importers.Limits``."""
+    p.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        type=_limit_setting,
+        metavar="NAME=N",
+        help="change an input bound, e.g. max_book_entries=100000 (see importers.Limits)",
+    )
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The ``importers.Limits`` the ``--limit`` options ask for."""
+    from worldinfo.importers import Limits
+
+    return Limits.parse(",".join(getattr(args, "limit", None) or ()))
+
+
 def add_scan_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``scan``, ``explain`` and ``demo``: chat, settings, scan type."""
     p.add_argument(
@@ -58,8 +94,12 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--untrusted",
         action="store_true",
-        help="neutralise @@activate, constant and regex keys of imported files",
+        help="imported entries are untrusted: no constant, @@activate, sticky, ignoreBudget, "
+        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy), "
+        "and their {{setvar}}-family macros store no variables",
     )
+    add_limit_option(p)
+    add_clock_options(p)  # --now, --tz: what the macro evaluator's time macros see
 
 
 def _read_messages(data: JSONValue, path: str) -> list[Message]:
@@ -85,18 +125,25 @@ def _read_messages(data: JSONValue, path: str) -> list[Message]:
     return out
 
 
-def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -> Inputs:
-    """Read books/cards (any importable format) and the chat.
+def read_inputs(
+    paths: Sequence[str],
+    *,
+    chat: str | None,
+    trust: bool = True,
+    limits: Limits | None = None,
+) -> Inputs:
+    """Read books/cards (any importable format) and the chat (within ``limits``).
 
     World files become globally selected books; a card becomes the character with its
     embedded book bound to it; a chat file brings its messages and ``chat_metadata``.
     """
     from worldinfo import importers
 
+    limits = limits or importers.DEFAULT_LIMITS
     inputs = Inputs()
     for path in paths:
         try:
-            imported = importers.load(path, trust=trust)
+            imported = importers.load(path, trust=trust, limits=limits)
         except importers.LorebookImportError as exc:
             raise InputError(str(exc)) from exc
         except OSError as exc:
@@ -111,36 +158,36 @@ def read_inputs(paths: Sequence[str], *, chat: str | None, trust: bool = True) -
             inputs.chat = list(imported.chat)
             inputs.chat_metadata = dict(imported.chat_metadata)
     if chat:
-        _read_chat(inputs, chat, trust=trust)
+        inputs.chat, inputs.chat_metadata = read_chat(chat, trust=trust, limits=limits)
     return inputs
 
 
-def read_chat(chat: str, *, trust: bool = True) -> tuple[list[Message], dict[str, JSONValue]]:
+def read_chat(
+    chat: str, *, trust: bool = True, limits: Limits | None = None
+) -> tuple[list[Message], dict[str, JSONValue]]:
     """Read a chat: a JSON list of messages (or of strings), or any chat ``importers`` reads
-    (SillyTavern ``.jsonl``, TavernAI JSON). Returns the messages and the chat metadata."""
+    (SillyTavern ``.jsonl``, TavernAI JSON). Returns the messages and the chat metadata.
+    Files over ``limits`` are refused by ``importers.load`` (its message names the limit)."""
     from worldinfo import importers
 
+    limits = limits or importers.DEFAULT_LIMITS
+    data: JSONValue = None
     try:
-        raw = Path(chat).read_bytes()
+        if Path(chat).stat().st_size <= limits.max_file_bytes:
+            data = parse_json(Path(chat).read_bytes(), bounds=limits.json_bounds)
     except OSError as exc:
         raise InputError(f"{chat}: {exc.strerror or exc}") from exc
-    try:
-        data = parse_json(raw)
     except (ValueError, RecursionError):
         data = None
     if isinstance(data, list):
         return _read_messages(data, chat), {}
     try:
-        imported = importers.load(chat, trust=trust)
+        imported = importers.load(chat, trust=trust, limits=limits)
     except importers.LorebookImportError as exc:
         raise InputError(str(exc)) from exc
     if not imported.chat and imported.format not in ("st-chat", "tavernai-chat"):
         raise InputError(f"{chat}: not a chat (read as {imported.format})")
     return list(imported.chat), dict(imported.chat_metadata)
-
-
-def _read_chat(inputs: Inputs, chat: str, *, trust: bool) -> None:
-    inputs.chat, inputs.chat_metadata = read_chat(chat, trust=trust)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -164,13 +211,18 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 def open_session(args: argparse.Namespace) -> Session:
     """Read ``args.books`` and ``args.chat`` and build the session (raises ``InputError``)."""
-    inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted)
+    limits = limits_from(args)
+    inputs = read_inputs(args.books, chat=args.chat, trust=not args.untrusted, limits=limits)
     return build_session(inputs, args)
 
 
 def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     """A ``Session`` over the inputs with the command line's settings."""
     seed = getattr(args, "seed", None)
+    try:
+        clock, tz = clock_from(args)
+    except ClockError as exc:
+        raise InputError(str(exc)) from exc
     return Session(
         books=inputs.books,
         settings=settings_from(args),
@@ -181,4 +233,18 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         chat_metadata=inputs.chat_metadata,
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
+        macro_context=MacroContext(
+            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
+        ),
+        macro_settings=_macro_trust(args),
     )
+
+
+def _macro_trust(args: argparse.Namespace) -> MacroSettings:
+    """``--untrusted`` also keeps the books' {{setvar}}-family macros from storing anything."""
+    trusted = not getattr(args, "untrusted", False)
+    return MacroSettings(variable_writes=trusted, global_writes=trusted)
+
+
+def _random() -> Callable[[], float]:
+    return random.Random().random

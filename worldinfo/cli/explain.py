@@ -68,6 +68,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
     add_scan_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--html", metavar="FILE", help="also write the scan as an HTML report")
     p.set_defaults(func=run)
 
 
@@ -79,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"worldinfo explain: {exc}", file=sys.stderr)
         return 1
     result = session.generate(args.type, trace=True)
+    if args.html:
+        from worldinfo.cli._replay_html import write_scan_report
+
+        error = write_scan_report(args.html, session, result, type=args.type, books=args.books)
+        if error:
+            print(f"worldinfo explain: {error}", file=sys.stderr)
+            return 1
     if args.format == "json":
         print(json.dumps(trace_json(result), ensure_ascii=False, indent=1))
     else:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from worldinfo._js import JSONValue
+from worldinfo.cli._inputs import add_limit_option, limits_from
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,15 +25,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--untrusted",
         action="store_true",
-        help="neutralise constant, regex keys and @@activate (see importers.trust)",
+        help="imported entries are untrusted: no constant, @@activate, sticky, ignoreBudget, "
+        "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy)",
     )
     p.add_argument(
         "--st-exact", action="store_true", help="card export with SillyTavern's exact defaults"
     )
+    add_limit_option(p)
     p.set_defaults(func=run_import)
     v = sub.add_parser("validate", help="check files; exit 1 and list problems if any is bad")
     v.add_argument("files", nargs="+", metavar="FILE")
     v.add_argument("-q", "--quiet", action="store_true", help="only print problems")
+    add_limit_option(v)
     v.set_defaults(func=run_validate)
 
 
@@ -58,7 +62,7 @@ def run_import(args: argparse.Namespace) -> int:
     from worldinfo.importers.export import card_json, png_card_bytes, world_json, write_atomic
 
     try:
-        imp = importers.load(args.file, trust=not args.untrusted)
+        imp = importers.load(args.file, trust=not args.untrusted, limits=limits_from(args))
     except importers.LorebookImportError as err:
         _print_problems(err)
         return 1
@@ -96,20 +100,25 @@ def run_validate(args: argparse.Namespace) -> int:
     from worldinfo import importers
 
     files: list[str] = args.files
+    limits = limits_from(args)
     bad = 0
     show_progress = len(files) > 10 and sys.stderr.isatty() or len(files) > 50
     for i, f in enumerate(files, 1):
         if show_progress:
             print(f"[{i}/{len(files)}] {f}", file=sys.stderr)
-        result, label, fmt, problems = importers.analyse(f)
+        result, label, fmt, problems = importers.analyse(f, limits=limits)
         if result is None:
             bad += 1
             print(f"FAIL {label} ({fmt})")
             for problem in problems:
                 print(f"  {problem.json_path}: {problem.message}")
-        elif not args.quiet:
+            continue
+        if not args.quiet:
             entries = sum(len(b.entries or ()) for b in result.books)
             print(f"ok   {label} ({fmt}, {len(result.books)} book(s), {entries} entries)")
+        for warning in result.warnings:  # not a failure: the file imports
+            where = "  " if not args.quiet else f"{label}: "
+            print(f"{where}warning: {warning.json_path}: {warning.message}")
         sys.stdout.flush()
     print(f"{len(files) - bad} ok, {bad} with problems", file=sys.stderr)
     return 1 if bad else 0

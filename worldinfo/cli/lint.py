@@ -43,6 +43,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         flag = name.replace("_", "-")
         p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
         p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+    p.add_argument(
+        "--chat",
+        nargs="+",
+        action="extend",
+        metavar="CHAT",
+        help="also replay these chats and report what the entries did (never fired, ...)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed for probability rolls (--chat)")
     p.set_defaults(func=run)
 
 
@@ -116,10 +124,34 @@ def _file_sets_recursive(path: str | None) -> bool:
     return isinstance(data, dict) and "recursive" in data
 
 
+def _evidence(
+    loaded: _Loaded, args: argparse.Namespace, options: LintOptions
+) -> list[tuple[str, Finding]]:
+    """Findings from replaying ``args.chat`` against the readable files."""
+    from worldinfo._lint_evidence import check_evidence
+    from worldinfo.cli._inputs import InputError
+    from worldinfo.cli.replay import replay_paths
+
+    files = [f for f, _ in loaded.files]
+    try:
+        stats = replay_paths(files, args.chat, args, settings=options.settings)
+    except InputError as exc:
+        raise SystemExit(f"worldinfo lint: {exc}") from None
+    owner: dict[str, str] = {}
+    for f, books in loaded.files:
+        for b in books:
+            owner.setdefault(b.name, f)
+    books = [b for _, bs in loaded.files for b in bs]
+    return [(owner.get(x.book, ""), x) for x in check_evidence(books, stats)]
+
+
 def run(args: argparse.Namespace) -> int:
     """Lint the files; print the findings; exit 1 when an error is found."""
     loaded = _load(args.files)
-    located = _lint_all(loaded, _options(args), each=args.each)
+    options = _options(args)
+    located = _lint_all(loaded, options, each=args.each)
+    if args.chat:
+        located += _evidence(loaded, args, options)
     findings = [x for _, x in located]
     rank = SEVERITIES.index(args.min_severity)
     shown = [(f, x) for f, x in located if SEVERITIES.index(x.severity) <= rank]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from worldinfo._js import JSONValue, canonical
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
+from worldinfo.sources.store_errors import StoreError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,12 +39,16 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"worldinfo scan: {exc}", file=sys.stderr)
         return 1
-    if args.memory:
-        from worldinfo.sources.memory_mode import memory_source
+    try:
+        if args.memory:
+            from worldinfo.sources.memory_mode import memory_source
 
-        chat_id = Path(args.chat).stem if args.chat else "chat"
-        session.sources.append(memory_source(args.memory, chat_id=chat_id))
-    result = session.generate(args.type)
+            chat_id = Path(args.chat).stem if args.chat else "chat"
+            session.sources.append(memory_source(args.memory, chat_id=chat_id))
+        result = session.generate(args.type)
+    except (StoreError, sqlite3.Error, OSError) as exc:  # the memory store's work
+        print(f"worldinfo scan: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(result_json(session, result), ensure_ascii=False, indent=1))
     else:

@@ -34,6 +34,7 @@ _RUNNER_MODULES = (
     "worldinfo.conformance.js_regex",
     "worldinfo.conformance.st_import",
     "worldinfo.conformance.zwaif",
+    "worldinfo.conformance.st_macros",
 )
 
 

@@ -9,7 +9,7 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.conformance.base import Outcome, register
 from worldinfo.result import ScanResult
-from worldinfo.session import Session
+from worldinfo.session import Session, names_only_macros
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
 FIELDS = (
@@ -85,6 +85,7 @@ def session_for(case: Mapping[str, JSONValue]) -> Session:
         allow_wi_scan=bool(note.get("allowWIScan", False)),
         fresh_chat_load=bool(case.get("fresh_chat_load", False)),
         rng=_js.mulberry32(seed),
+        substitute=names_only_macros,  # the substituter the cases were made with
     )
 
 

@@ -1,5 +1,6 @@
-"""A small example lorebook and chat, written for worldinfo (MIT), used by ``worldinfo demo``;
-``archivist-card.json`` is the same book in a V2 character card (the ``serve`` walk-through)."""
+"""Small examples written for worldinfo (MIT): a lorebook and chat (``worldinfo demo``), the
+same book in a V2 character card (``archivist-card.json``, the ``serve`` walk-through) and a
+dated SillyTavern chat for the memory (``memory-chat.jsonl``)."""
 
 from __future__ import annotations
 

@@ -5,11 +5,15 @@ as JSON, PNG or CHARX, NovelAI ``.lorebook``/``.story``, Agnai memory books, Ris
 lorebook exports, KoboldAI story saves, SillyTavern ``.jsonl`` chats) and converts it with
 SillyTavern's own rules. A broken or hostile file raises one ``LorebookImportError`` naming
 the file, the format and each problem's JSON path; ``iter_problems`` lists them instead.
-``trust=False`` neutralises what an untrusted file could use to force activation; exactly
-(details in ``importers.trust``): truthy ``constant`` becomes ``false``; ``/pattern/flags``
-keys are removed from ``key`` and ``keysecondary``; leading ``@@activate`` / ``@@@activate``
-decorator lines become ``@@untrusted_activate`` / ``@@@untrusted_activate`` (still stripped
-from the prompt, no effect); ``Origin.trusted`` is ``False``. Off by default.
+``trust=False`` makes the entries untrusted (``Origin.trusted`` is ``False``) and stores them
+neutralised under a ``TrustPolicy`` (details in ``importers.trust``): no ``constant``,
+``@@activate``, ``sticky`` or ``ignoreBudget``, no system role at depth 0, no regex keys or
+keys that match almost any text. The engine enforces the same policy at scan time; an
+exported untrusted entry carries ``extensions.worldinfo_origin`` and re-imports untrusted.
+Off by default.
+Every input is bounded by ``Limits`` (file size, entries per book, JSON containers, items,
+string size and depth checked on the bytes before parsing, PNG chunks, decompressed size,
+zip members, chat lines); a refusal names the field and how to raise it.
 ``st_compatible=True`` reads exactly what SillyTavern reads (the golden cases' mode). Exporters write SillyTavern world JSON, V2/V3 ``character_book``
 objects and PNG cards.
 """

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from worldinfo._js import JSONValue, to_string, truthy
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
-from worldinfo.importers.limits import Limits
+from worldinfo.importers.limits import Limits, check_count
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.types import Message
 
@@ -57,9 +57,9 @@ def read_jsonl(raw: bytes, *, limits: Limits) -> ChatRead:
     """
     text = decode_text(raw)
     lines = text.split("\n")
-    if len(lines) > limits.max_chat_lines:
-        raise reject("$", f"more than {limits.max_chat_lines} chat lines; refused")
-    header = load_json(lines[0], max_depth=limits.max_json_depth, where="$.0")
+    check_count(len(lines), limit="max_chat_lines", limits=limits, what="chat lines", where="$")
+    bounds = limits.json_bounds
+    header = load_json(lines[0], bounds=bounds, where="$.0")
     if not is_chat_header(header):
         raise reject("$.0", "chat header must be an object with user_name or character_name")
     header_problems = list(iter_schema_problems("st-chat", header, where="$.0"))
@@ -74,7 +74,7 @@ def read_jsonl(raw: bytes, *, limits: Limits) -> ChatRead:
         if not line.strip():
             continue
         try:
-            obj = load_json(line, max_depth=limits.max_json_depth, where=f"$.{i}")
+            obj = load_json(line, bounds=bounds, where=f"$.{i}")
         except Reject as exc:
             if any("refused" in p.message for p in exc.problems):
                 problems.extend(exc.problems)
@@ -86,15 +86,16 @@ def read_jsonl(raw: bytes, *, limits: Limits) -> ChatRead:
     return ChatRead(header=dict(header), metadata=dict(meta), messages=tuple(messages))
 
 
-def read_legacy(items: list[JSONValue]) -> ChatRead:
+def read_legacy(items: list[JSONValue], *, limits: Limits) -> ChatRead:
     """TavernAI's pre-JSONL chat: an array of ``"Name: text"`` strings.
 
     The speaker is the text before the first ``": "``; there is no header, so no message
     is marked as the user's.
 
     Raises:
-        Reject: when an item is not a string.
+        Reject: when an item is not a string, or there are more than ``max_chat_lines``.
     """
+    check_count(len(items), limit="max_chat_lines", limits=limits, what="chat lines", where="$")
     messages = []
     for i, item in enumerate(items):
         if not isinstance(item, str):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from worldinfo._js import JSONValue
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
-from worldinfo.importers.limits import Limits
+from worldinfo.importers.limits import Limits, check_count, refuse
 from worldinfo.importers.png import TextChunk, text_chunks
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -43,7 +43,7 @@ def _b64_json(tc: TextChunk, *, limits: Limits) -> JSONValue:
         raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=False)
     except (binascii.Error, ValueError):
         raise reject(where, f"'{tc.keyword}' chunk is not base64") from None
-    return load_json(raw, max_depth=limits.max_json_depth, where=where)
+    return load_json(raw, bounds=limits.json_bounds, where=where)
 
 
 def _ordered(chunks: tuple[TextChunk, ...], st_compatible: bool) -> list[TextChunk]:
@@ -100,6 +100,11 @@ def _safe_member(name: str) -> bool:
     return not (name.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts)
 
 
+def _too_large(limits: Limits) -> Reject:
+    message = f"card.json inflates past max_inflated_bytes={limits.max_inflated_bytes}; refused"
+    return refuse("$.card.json", message, limit="max_inflated_bytes")
+
+
 def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     """Read ``card.json`` from a CHARX zip (any prefix before the first local header).
 
@@ -115,8 +120,8 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     try:
         with zipfile.ZipFile(io.BytesIO(raw[start:])) as zf:
             infos = zf.infolist()
-            if len(infos) > limits.max_zip_members:
-                raise reject("$", f"more than {limits.max_zip_members} zip members; refused")
+            what, limit = "zip members", "max_zip_members"
+            check_count(len(infos), limit=limit, limits=limits, what=what, where="$")
             bad = [i.filename for i in infos if not _safe_member(i.filename)]
             if bad:
                 raise reject("$", f"zip member path escapes the archive: {bad[0]!r}; refused")
@@ -126,7 +131,7 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
             if info.flag_bits & 0x1:
                 raise reject("$.card.json", "encrypted zip member; refused")
             if info.file_size > limits.max_inflated_bytes:
-                raise reject("$.card.json", "card.json is larger than allowed; refused")
+                raise _too_large(limits)
             with zf.open(info) as fh:
                 data = fh.read(limits.max_inflated_bytes + 1)
     except Reject:
@@ -142,9 +147,9 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     ) as exc:
         raise reject("$", f"broken zip archive ({exc.__class__.__name__}: {exc})") from None
     if len(data) > limits.max_inflated_bytes:
-        raise reject("$.card.json", "card.json inflates past the limit; refused")
+        raise _too_large(limits)
     decode_text(data, where="$.card.json")
-    obj = load_json(data, max_depth=limits.max_json_depth, where="$.card.json")
+    obj = load_json(data, bounds=limits.json_bounds, where="$.card.json")
     if not isinstance(obj, dict):
         raise reject("$.card.json", "card JSON is not an object")
     return Extracted(obj=obj, chunk="card.json", where="$")

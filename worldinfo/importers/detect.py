@@ -108,7 +108,7 @@ def classify(obj: JSONValue, *, file_name: str, st_compatible: bool) -> str:
 def _jsonl_header(raw: bytes, *, limits: Limits) -> bool:
     first = raw.split(b"\n", 1)[0]
     try:
-        return is_chat_header(load_json(first, max_depth=limits.max_json_depth))
+        return is_chat_header(load_json(first, bounds=limits.json_bounds))
     except Reject:
         return False
 
@@ -134,7 +134,7 @@ def sniff(raw: bytes, *, file_name: str, limits: Limits, st_compatible: bool) ->
     if image is not None:
         raise reject("$", f"a {image} image carries no character card (only PNG and CHARX do)")
     try:
-        obj = load_json(raw, max_depth=limits.max_json_depth)
+        obj = load_json(raw, bounds=limits.json_bounds)
     except Reject:
         if b"\n" in raw.strip() and _jsonl_header(raw, limits=limits):
             return Sniffed(format="st-chat", carrier="jsonl", obj=None)

@@ -22,6 +22,7 @@ import struct
 import tempfile
 import zlib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from worldinfo._js import (
@@ -40,7 +41,8 @@ from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import Reject
 from worldinfo.importers.limits import DEFAULT_LIMITS
 from worldinfo.importers.png import SIGNATURE, replace_text_chunks
-from worldinfo.types import Book, Character
+from worldinfo.trust import ORIGIN_FIELD, is_untrusted, origin_mark
+from worldinfo.types import Book, Character, Entry, Origin
 
 # (extension key, world-info field, SillyTavern export default, importer default)
 _EXT_FIELDS: tuple[tuple[str, str, JSONValue, JSONValue], ...] = (
@@ -77,6 +79,19 @@ _EXT_FIELDS: tuple[tuple[str, str, JSONValue, JSONValue], ...] = (
 )
 
 
+def stored(entry: Entry) -> dict[str, JSONValue]:
+    """A deep copy of the entry object to write; an untrusted entry's provenance goes in
+    ``extensions.worldinfo_origin`` (SillyTavern keeps unknown extension fields), so the
+    exported book re-imports as untrusted."""
+    data = copy.deepcopy(dict(entry.data))
+    if is_untrusted(entry):
+        ext = data.get("extensions")
+        ext = dict(ext) if isinstance(ext, dict) else {}
+        ext[ORIGIN_FIELD] = origin_mark(replace(entry.origin or Origin(), trusted=False))
+        data["extensions"] = ext
+    return data
+
+
 def world_json(book: Book) -> dict[str, JSONValue]:
     """The SillyTavern world file object of ``book`` (``Book.from_json`` reads it back).
 
@@ -88,7 +103,7 @@ def world_json(book: Book) -> dict[str, JSONValue]:
         keys = [to_string(e.data.get("uid", i)) for i, e in enumerate(book.entries)]
         if len(set(keys)) != len(keys) or js_key_order(keys) != keys:
             keys = [str(i) for i in range(len(book.entries))]
-        out["entries"] = {k: copy.deepcopy(dict(e.data)) for k, e in zip(keys, book.entries)}
+        out["entries"] = {k: stored(e) for k, e in zip(keys, book.entries)}
     out.update(copy.deepcopy(dict(book.extra)))
     return out
 
@@ -143,6 +158,8 @@ def _unchanged_original(book: Book) -> dict[str, JSONValue] | None:
     original = book.extra.get("originalData")
     if not isinstance(original, dict) or book.entries is None:
         return None
+    if any(is_untrusted(e) for e in book.entries):
+        return None  # the original has no provenance mark
     try:
         again = convert_character_book(original)
     except Reject:
@@ -164,7 +181,7 @@ def character_book(book: Book, *, st_exact: bool = False) -> dict[str, JSONValue
         original = _unchanged_original(book)
         if original is not None:
             return original
-    entries = [_card_entry(e.data, st_exact=st_exact) for e in book.entries or ()]
+    entries = [_card_entry(stored(e), st_exact=st_exact) for e in book.entries or ()]
     return {"name": book.name, "entries": entries, "extensions": {}}
 
 

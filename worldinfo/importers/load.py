@@ -20,15 +20,23 @@ from worldinfo.importers.convert import (
 )
 from worldinfo.importers.detect import Sniffed, guess_format, sniff
 from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
-from worldinfo.importers.limits import DEFAULT_LIMITS, Limits
+from worldinfo.importers.limits import DEFAULT_LIMITS, Limits, check_entry_count, refuse
 from worldinfo.importers.model import Imported
+from worldinfo.importers.png import crc_warnings
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, marked_untrusted
 from worldinfo.types import Book, Character, Entry, Origin
 
 log = logging.getLogger(__name__)
 
 Source = str | os.PathLike[str] | bytes
+
+
+def _check_size(size: int, limits: Limits) -> None:
+    if size > limits.max_file_bytes:
+        message = f"input of {size} bytes is larger than max_file_bytes={limits.max_file_bytes}"
+        raise refuse("$", f"{message} allows; refused", limit="max_file_bytes")
 
 
 def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes, str, str]:
@@ -46,14 +54,12 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
         label = str(path)
         file_name = name or path.name
         try:
-            if path.stat().st_size > limits.max_file_bytes:
-                raise reject("$", f"file larger than {limits.max_file_bytes} bytes; refused")
+            _check_size(path.stat().st_size, limits)
             with path.open("rb") as fh:
                 raw = fh.read(limits.max_file_bytes + 1)
         except OSError as exc:
             raise reject("$", f"cannot read file: {exc.strerror or exc}") from None
-    if len(raw) > limits.max_file_bytes:
-        raise reject("$", f"input larger than {limits.max_file_bytes} bytes; refused")
+    _check_size(len(raw), limits)
     return raw, label, file_name
 
 
@@ -78,11 +84,21 @@ def _schema_problems(s: Sniffed) -> list[Problem]:
     return problems
 
 
-def _book(name: str, world: dict[str, JSONValue], *, origin: Origin, trust: bool) -> Book:
+def _book(
+    name: str, world: dict[str, JSONValue], *, origin: Origin, trust: bool, policy: TrustPolicy
+) -> Book:
+    """The book; with ``trust=False``, or for entries marked untrusted when exported, the
+    entries are untrusted and neutralised under ``policy``."""
     book = Book.from_json(name, world, origin=origin)
-    if trust or book.entries is None:
+    if book.entries is None or (trust and not any(marked_untrusted(e.data) for e in book.entries)):
         return book
-    entries = tuple(Entry(data=neutralise(dict(e.data)), origin=origin) for e in book.entries)
+    untrusted = replace(origin, trusted=False)
+    entries = tuple(
+        Entry(data=neutralise(dict(e.data), policy), origin=untrusted)
+        if not trust or marked_untrusted(e.data)
+        else e
+        for e in book.entries
+    )
     return Book(name=book.name, entries=entries, extra=book.extra)
 
 
@@ -112,14 +128,23 @@ def _world(s: Sniffed) -> tuple[dict[str, JSONValue], str | None]:
 
 
 def _build(
-    s: Sniffed, raw: bytes, *, label: str, file_name: str, trust: bool, limits: Limits
+    s: Sniffed,
+    raw: bytes,
+    *,
+    label: str,
+    file_name: str,
+    trust: bool,
+    limits: Limits,
+    policy: TrustPolicy,
 ) -> Imported:
     common = Imported(
         format=s.format, source=label, carrier=s.carrier, extracted_from=s.extracted_from
     )
     if s.format in ("st-chat", "tavernai-chat"):
         chat: ChatRead = (
-            read_jsonl(raw, limits=limits) if s.format == "st-chat" else read_legacy(s.obj)
+            read_jsonl(raw, limits=limits)
+            if s.format == "st-chat"
+            else read_legacy(s.obj, limits=limits)
         )
         carrier = "jsonl" if s.format == "st-chat" else "json"
         header = {k: v for k, v in chat.header.items() if k != "chat_metadata"}
@@ -142,13 +167,14 @@ def _build(
                 container=card.character.name or None,
                 trusted=trust,
             )
-            books = (_book(card.book_name, card.world, origin=origin, trust=trust),)
+            books = (_book(card.book_name, card.world, origin=origin, trust=trust, policy=policy),)
         character: Character = card.character
         return replace(common, books=books, character=character, card=s.obj)
     world, inner_name = _world(s)
     name = inner_name or _stem(file_name) or "imported"
     origin = Origin(file=file_name or label, format=s.format, container=name, trusted=trust)
-    return replace(common, books=(_book(name, world, origin=origin, trust=trust),))
+    book = _book(name, world, origin=origin, trust=trust, policy=policy)
+    return replace(common, books=(book,))
 
 
 def analyse(
@@ -158,10 +184,12 @@ def analyse(
     trust: bool = True,
     st_compatible: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    policy: TrustPolicy = DEFAULT_TRUST,
 ) -> tuple[Imported | None, str, str, tuple[Problem, ...]]:
     """Read ``src`` and return ``(result or None, source label, format, problems)``.
 
-    Never raises for bad content: every problem is returned instead.
+    Never raises for bad content: every problem is returned instead; what did not stop the
+    import (a PNG chunk with a bad CRC) is in ``result.warnings``.
     """
     label = (name or "<bytes>") if isinstance(src, (bytes, bytearray, memoryview)) else str(src)
     fmt = guess_format(name or ("" if isinstance(src, (bytes, bytearray, memoryview)) else label))
@@ -169,10 +197,15 @@ def analyse(
         raw, label, file_name = read_bytes(src, name=name, limits=limits)
         s = sniff(raw, file_name=file_name, limits=limits, st_compatible=st_compatible)
         fmt = s.format
+        check_entry_count(s.format, s.obj, limits=limits)
         problems = _schema_problems(s)
         if problems:
             return None, label, fmt, tuple(problems)
-        result = _build(s, raw, label=label, file_name=file_name, trust=trust, limits=limits)
+        result = _build(
+            s, raw, label=label, file_name=file_name, trust=trust, limits=limits, policy=policy
+        )
+        if s.carrier == "png":
+            result = replace(result, warnings=crc_warnings(raw, limits=limits))
         return result, label, fmt, ()
     except Reject as exc:
         return None, label, exc.fmt or fmt, exc.problems
@@ -198,6 +231,7 @@ def load(
     trust: bool = True,
     st_compatible: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    policy: TrustPolicy = DEFAULT_TRUST,
 ) -> Imported:
     """Import one file (path or bytes): detect its format and convert it.
 
@@ -205,11 +239,12 @@ def load(
         src: a path, or the file's bytes.
         name: the file name to use (book names, ``.lorebook`` hints); defaults to the
             path's name.
-        trust: ``False`` neutralises ``constant``, regex keys and ``@@activate`` (see
-            ``importers.trust``).
+        trust: ``False``: the entries are untrusted, stored neutralised under ``policy``
+            (see ``importers.trust``); the engine enforces the policy on them too.
         st_compatible: read exactly what SillyTavern's importers read and nothing more
             (no ``.story`` unwrapping, no zTXt/iTXt, no chunk fallback, no KoboldAI).
         limits: resource bounds for hostile input.
+        policy: what untrusted entries may not do (``worldinfo.trust.TrustPolicy``).
 
     Returns:
         The imported books, card fields and chat.
@@ -218,7 +253,7 @@ def load(
         LorebookImportError: naming the file, the format and every problem.
     """
     result, label, fmt, problems = analyse(
-        src, name=name, trust=trust, st_compatible=st_compatible, limits=limits
+        src, name=name, trust=trust, st_compatible=st_compatible, limits=limits, policy=policy
     )
     if result is None:
         raise LorebookImportError(label, fmt, problems=problems)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from worldinfo._js import JSONValue
+from worldinfo.importers.errors import Problem
 from worldinfo.types import Book, Character, Message
 
 FORMATS = (
@@ -45,6 +46,8 @@ class Imported:
             the content came from; ``None`` for plain files.
         card: the card JSON object as read (for lossless re-export), else ``None``.
         chat_header: the chat header line without ``chat_metadata``.
+        warnings: what is odd about the file but did not stop the import (a PNG chunk with
+            a bad CRC), each with its JSON path.
     """
 
     format: str
@@ -57,6 +60,7 @@ class Imported:
     extracted_from: str | None = None
     card: Mapping[str, JSONValue] | None = None
     chat_header: Mapping[str, JSONValue] = field(default_factory=dict)
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def book(self) -> Book | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from worldinfo.importers.errors import Problem, Reject, reject
-from worldinfo.importers.limits import Limits, inflate
+from worldinfo.importers.limits import Limits, inflate, refuse
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("chara", "ccv3")
@@ -58,7 +58,8 @@ def iter_chunks(raw: bytes, *, limits: Limits) -> Iterator[Chunk]:
     while pos < len(raw):
         count += 1
         if count > limits.max_png_chunks:
-            raise reject("$", f"more than {limits.max_png_chunks} PNG chunks; refused")
+            message = f"more than max_png_chunks={limits.max_png_chunks} PNG chunks; refused"
+            raise refuse("$", message, limit="max_png_chunks")
         if pos + 8 > len(raw):
             raise reject(f"$.chunks.{count - 1}", "truncated PNG chunk header")
         length, ctype = struct.unpack(">I4s", raw[pos : pos + 8])
@@ -69,6 +70,26 @@ def iter_chunks(raw: bytes, *, limits: Limits) -> Iterator[Chunk]:
         pos = end + 4
         if ctype == b"IEND":
             return
+
+
+def crc_warnings(raw: bytes, *, limits: Limits) -> tuple[Problem, ...]:
+    """One warning when chunks' CRCs do not match their bytes (such files are still read,
+    as SillyTavern reads them); located at the first bad chunk, naming every bad one.
+
+    Raises:
+        Reject: when ``raw`` is not a well-formed PNG.
+    """
+    bad: list[tuple[int, str]] = []
+    for i, chunk in enumerate(iter_chunks(raw, limits=limits)):
+        stored = int.from_bytes(raw[chunk.end - 4 : chunk.end], "big")
+        if zlib.crc32(chunk.data, zlib.crc32(chunk.type)) != stored:
+            bad.append((i, chunk.type.decode("latin-1")))
+    if not bad:
+        return ()
+    kinds = ", ".join(f"{kind} #{i}" for i, kind in bad[:8]) + (", ..." if len(bad) > 8 else "")
+    plural = "chunk" if len(bad) == 1 else "chunks"
+    message = f"bad CRC in {len(bad)} PNG {plural} ({kinds}); read anyway"
+    return (Problem(f"$.chunks.{bad[0][0]}", message),)
 
 
 def _split_keyword(data: bytes, where: str) -> tuple[str, bytes]:

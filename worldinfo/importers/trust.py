@@ -1,33 +1,32 @@
-"""Neutralising what an untrusted lorebook could use to force itself into every prompt.
+"""Neutralising, at import, what an untrusted lorebook could use to force itself into every prompt.
 
-With ``trust=False`` every imported entry is rewritten as follows (and nothing else):
+The engine is the authority (``worldinfo.trust``): it refuses an untrusted entry's keys after
+macro substitution at scan time and strips its field powers when it loads it, whatever is
+stored. This module is the first line: with ``trust=False`` every imported entry is stored
+already rewritten by the same ``TrustPolicy``, so an exported book carries no power the
+policy denies:
 
-1. ``constant`` is set to ``false`` when it is truthy (the entry then needs its keys).
-2. Regex keys are removed: every string in ``key`` and ``keysecondary`` that SillyTavern's
-   rule reads as a regular expression once trimmed (``/pattern/flags``: pattern non-empty,
-   inner ``/`` escaped, flags from ``gimsuy``; the engine's own ``split_key``) is dropped,
-   so no pattern from the file is ever compiled. An entry left with no primary keys can
-   then only be activated from outside (a front-end, sticky).
-   A dropped exclusion key (NOT_ANY / NOT_ALL logic) no longer excludes anything.
-3. Activation decorators are disarmed: in the decorator block at the very start of
-   ``content`` (lines beginning with ``@@``), a line whose decorator name is ``activate``
-   (``@@activate`` or the fallback form ``@@@activate``, with any trailing text) is
-   rewritten to ``@@untrusted_activate`` / ``@@@untrusted_activate``. The engine strips
-   decorator lines from the prompt text either way, so the visible content is unchanged;
-   the rewritten name is unknown, so it has no effect. ``@@dont_activate`` is kept.
+1. ``trust.restrict``: truthy ``constant`` becomes ``false``; ``@@activate`` /
+   ``@@@activate`` decorator lines (the decorator block at the very start of ``content``)
+   become ``@@untrusted_activate`` / ``@@@untrusted_activate`` (still stripped from the
+   prompt, no effect; ``@@dont_activate`` is kept); ``sticky`` becomes ``null``; truthy
+   ``ignoreBudget`` becomes ``false``; a system-role entry at depth 0 gets the user role.
+2. Keys the policy refuses are dropped from ``key`` and ``keysecondary`` as stored (regex
+   keys per SillyTavern's rule, ``split_key``; keys that match almost any text), so no
+   pattern from the file is ever compiled. An entry left with no primary keys can then only
+   be activated from outside (a front-end). A dropped exclusion key (NOT_ANY / NOT_ALL
+   logic) no longer excludes anything.
 
-Each entry's ``Origin.trusted`` is ``False``. With ``trust=True`` (the default) entries are
-kept exactly as converted.
+Each entry's ``Origin.trusted`` is ``False``. An entry stored with
+``extensions.worldinfo_origin.trusted == false`` (exported from an untrusted import) is
+treated so even when the file is loaded with ``trust=True``.
 """
 
 from __future__ import annotations
 
-import re
-
-from worldinfo._js import JSONValue, trim, truthy
+from worldinfo._js import JSONValue, trim
 from worldinfo._jsregex import split_key
-
-_ACTIVATE = re.compile(r"^(@@@?)activate(?=$|[\s\r])")
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, restrict
 
 
 def is_regex_key(key: JSONValue) -> bool:
@@ -35,29 +34,19 @@ def is_regex_key(key: JSONValue) -> bool:
     return isinstance(key, str) and split_key(trim(key)) is not None
 
 
-def _disarm(content: str) -> str:
-    if not content.startswith("@@"):
-        return content
-    lines = content.split("\n")
-    for i, line in enumerate(lines):
-        if not line.startswith("@@"):
-            break
-        lines[i] = _ACTIVATE.sub(r"\1untrusted_activate", line)
-    return "\n".join(lines)
+def _refused(key: JSONValue, policy: TrustPolicy) -> bool:
+    return isinstance(key, str) and key_refusal(key, policy) is not None
 
 
-def neutralise(data: dict[str, JSONValue]) -> dict[str, JSONValue]:
-    """Return a copy of one entry object with the three rules above applied."""
-    out = dict(data)
-    if truthy(out.get("constant")):
-        out["constant"] = False
+def neutralise(
+    data: dict[str, JSONValue], policy: TrustPolicy = DEFAULT_TRUST
+) -> dict[str, JSONValue]:
+    """Return a copy of one entry object with the rules above applied under ``policy``."""
+    out = restrict(data, policy)
     for field in ("key", "keysecondary"):
         keys = out.get(field)
         if isinstance(keys, list):
-            out[field] = [k for k in keys if not is_regex_key(k)]
-        elif is_regex_key(keys):
+            out[field] = [k for k in keys if not _refused(k, policy)]
+        elif _refused(keys, policy):
             out[field] = []
-    content = out.get("content")
-    if isinstance(content, str):
-        out["content"] = _disarm(content)
     return out

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from worldinfo._js import JSONBounds, JSONLimitError, check_json_bounds
 from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
 from worldinfo.server.errors import HttpError, error_response
@@ -37,6 +38,8 @@ from worldinfo.server.wire import RequestError, openapi
 log = logging.getLogger(__name__)
 MiB = 1024 * 1024
 CONFIG_ENV = "WORLDINFO_SERVE_CONFIG"
+JSON_BOUNDS = JSONBounds()
+"""The bounds the importers apply to a JSON file, applied to request bodies as well."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,7 +123,10 @@ class Server:
         if not raw.strip():
             return {}
         try:
+            check_json_bounds(raw, JSON_BOUNDS)  # nesting, items, strings: before parsing
             return json.loads(raw)
+        except JSONLimitError as exc:
+            raise RequestError([Problem("$", str(exc))]) from None
         except (ValueError, RecursionError) as exc:
             raise RequestError([Problem("$", f"not JSON: {exc}")]) from None
 

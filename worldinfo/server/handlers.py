@@ -11,16 +11,17 @@ from collections.abc import Mapping
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.cli.explain import render_trace, trace_json
-from worldinfo.importers import Imported
+from worldinfo.importers import Imported, Problem
 from worldinfo.result import ScanResult
 from worldinfo.server.memory import PersistedMemory
 from worldinfo.server.service import Service, memory_settings_json, new_id
 from worldinfo.server.storage import BookRow, MemoryRow, SessionRow
-from worldinfo.server.wire import canonical_object, check_body, message_from
+from worldinfo.server.wire import RequestError, canonical_object, check_body, message_from
 from worldinfo.session import Session
 from worldinfo.sources.retriever import Retrieval
 from worldinfo.sources.retriever_chat import ChatSync
 from worldinfo.sources.retriever_tokenize import lore_tokens
+from worldinfo.sources.timestamps import TimestampError
 
 Obj = dict[str, JSONValue]
 
@@ -184,9 +185,13 @@ def ingest(svc: Service, owner: str, store_id: str, body: JSONValue) -> Obj:
 
     def run(store: PersistedMemory) -> Obj:
         ingested = deleted = 0
-        for ex in req.get("exchanges") or []:
+        for i, ex in enumerate(req.get("exchanges") or []):
             assert isinstance(ex, dict)
-            rec = store.ingest(str(ex["user"]), str(ex["reply"]), source_ref=str(ex["source_ref"]))
+            user, reply, ref = str(ex["user"]), str(ex["reply"]), str(ex["source_ref"])
+            try:
+                rec = store.ingest(user, reply, source_ref=ref, timestamp=ex.get("timestamp"))
+            except TimestampError as exc:  # nothing of this request is stored
+                raise RequestError([Problem(f"$.exchanges.{i}.timestamp", str(exc))]) from None
             ingested += rec is not None
         chat = req.get("chat")
         if isinstance(chat, list):

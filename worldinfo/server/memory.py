@@ -18,6 +18,7 @@ from worldinfo.server.storage import MemoryChanges, MemoryRecordRow, Transaction
 from worldinfo.sources.retriever_index import Record, token_ids
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore
+from worldinfo.sources.timestamps import optional_timestamp
 
 MAX_STORES = 256
 
@@ -42,6 +43,7 @@ class PersistedMemory(MemoryStore):
         super().__init__(settings=settings)
         for row in records:
             rec = Record(
+                timestamp=optional_timestamp(row.timestamp),
                 id=row.id,
                 source_ref=row.source_ref,
                 user=row.user,
@@ -55,13 +57,17 @@ class PersistedMemory(MemoryStore):
         self._added: list[MemoryRecordRow] = []
         self._deleted: list[str] = []
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Ingest as ``MemoryStore`` does and note the new record."""
-        rec = super().ingest(user, reply, source_ref=source_ref)
+        rec = super().ingest(user, reply, source_ref=source_ref, timestamp=timestamp)
         if rec is not None:
-            self._added.append(
-                MemoryRecordRow(id=rec.id, source_ref=source_ref, user=user, reply=reply)
+            when = rec.timestamp.isoformat() if rec.timestamp is not None else None
+            row = MemoryRecordRow(
+                id=rec.id, source_ref=source_ref, user=user, reply=reply, timestamp=when
             )
+            self._added.append(row)
         return rec
 
     def delete(self, source_ref: str) -> bool:

@@ -20,6 +20,8 @@ from typing import TypeVar
 from worldinfo import importers
 from worldinfo._js import JSONValue, mulberry32
 from worldinfo.importers import Imported, Limits
+from worldinfo.macros import MacroContext, MacroSettings
+from worldinfo.macros.context import system_clock
 from worldinfo.server.memory import MemoryCache, PersistedMemory, retriever_settings
 from worldinfo.server.prepared import ScanCachePool, UploadCache, UploadKey
 from worldinfo.server.sql import Conflict
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 RETRIES = 50
 GOLDEN = 0x9E3779B9
+MACRO_SALT = 0x5BD1E995
+"""``{{random}}`` draws from its own stream, so a macro in a book does not shift the rolls."""
 
 
 class Busy(Exception):
@@ -232,9 +236,11 @@ class Service:
         row = tx.row
         config = row.config
         loaded = self.resolve(row.owner, config)
-        seed = int(str(config.get("seed", 0)))
+        seed = turn_seed(int(str(config.get("seed", 0))), row.turn)
         persona = config.get("persona")
         settings = config.get("settings")
+        trusted = all(trust for _, trust in loaded.key)  # untrusted books' macros store nothing
+        globals_ = row.extra.get("global_variables")
         session = Session(
             books=loaded.books,
             settings=settings_from(settings if isinstance(settings, dict) else {}),
@@ -245,7 +251,10 @@ class Service:
             chat_metadata=row.chat_metadata,
             max_context=int(str(config.get("max_context", 8192))),
             allow_wi_scan=bool(config.get("allow_wi_scan", False)),
-            rng=mulberry32(turn_seed(seed, row.turn)),
+            rng=mulberry32(seed),
+            macro_context=MacroContext(clock=system_clock, random=mulberry32(seed ^ MACRO_SALT)),
+            macro_settings=MacroSettings(variable_writes=trusted, global_writes=trusted),
+            global_variables=globals_ if isinstance(globals_, dict) else None,
         )
         with ExitStack() as stack:
             session.scan_cache = stack.enter_context(self.scan_caches.checkout(loaded.key))
@@ -280,6 +289,8 @@ def _memory_source(
 
 def _extra(session: Session, old: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
     out = dict(old)
+    if session.global_variables:
+        out["global_variables"] = dict(session.global_variables)
     for source in session.sources:
         if isinstance(source, MemorySource):
             out["memory_recent"] = list(source._recent)

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS wi_memories (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, settings TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS wi_memory_records (
     store_id TEXT NOT NULL, id INTEGER NOT NULL, source_ref TEXT NOT NULL,
-    user_text TEXT NOT NULL, reply TEXT NOT NULL,
+    user_text TEXT NOT NULL, reply TEXT NOT NULL, timestamp TEXT,
     PRIMARY KEY (store_id, id), UNIQUE (store_id, source_ref))
 """
 _SESSION_COLS = "id, owner, config, chat, chat_metadata, extra, turn, version"

@@ -90,6 +90,8 @@ class MemoryRecordRow:
     source_ref: str
     user: str
     reply: str
+    timestamp: str | None = None
+    """ISO 8601, when the exchange happened (``None``: unknown)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -164,12 +164,12 @@ class TransactionalStorage(SqlStorage):
     def read_records(self, store_id: str) -> list[MemoryRecordRow]:
         """Every live record of a store, oldest first."""
         cur = self.x(
-            "SELECT id, source_ref, user_text, reply FROM wi_memory_records"
+            "SELECT id, source_ref, user_text, reply, timestamp FROM wi_memory_records"
             " WHERE store_id = ? ORDER BY id",
             (store_id,),
         )
         return [
-            MemoryRecordRow(id=int(r[0]), source_ref=r[1], user=r[2], reply=r[3])
+            MemoryRecordRow(id=int(r[0]), source_ref=r[1], user=r[2], reply=r[3], timestamp=r[4])
             for r in cur.fetchall()
         ]
 
@@ -187,9 +187,10 @@ class TransactionalStorage(SqlStorage):
             )
         for rec in changes.added:
             self.x(
-                "INSERT INTO wi_memory_records (store_id, id, source_ref, user_text, reply)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (store_id, rec.id, rec.source_ref, rec.user, rec.reply),
+                "INSERT INTO wi_memory_records"
+                " (store_id, id, source_ref, user_text, reply, timestamp)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (store_id, rec.id, rec.source_ref, rec.user, rec.reply, rec.timestamp),
             )
         self.x("UPDATE wi_memories SET version = ? WHERE id = ?", (version + 1, store_id))
 

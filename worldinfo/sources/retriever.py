@@ -13,13 +13,15 @@ persistence. Query results are a pure function of the stored state (F19).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from datetime import date, datetime
 from typing import Protocol
 
+from worldinfo.sources.ranked_view import RankedView
+from worldinfo.sources.retrieval import Hit, Retrieval, assemble, format_block, ranked_retrieval
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
 from worldinfo.sources.retriever_keywords import Keyword, select_keywords
-from worldinfo.sources.retriever_scoring import Scored, score_indexed, score_reference
+from worldinfo.sources.retriever_scoring import score_indexed, score_reference
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import tokenize
 
@@ -27,36 +29,6 @@ log = logging.getLogger(__name__)
 
 SYSTEM_MARKERS = ("[System D]",)
 """User texts with these markers are system exchanges and are never ingested (F15)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Retrieval:
-    """The result of one query.
-
-    Args:
-        keywords: the selected keywords, best first (may be empty).
-        pick: the winning record, or ``None`` (no memory).
-        score: the winner's score, or ``None``.
-        window: the records the block shows, oldest first (F11).
-        block: the memory text; ``""`` when there is no memory.
-        ranked: the best candidates, best first (as many as asked for).
-    """
-
-    keywords: tuple[Keyword, ...]
-    pick: Record | None
-    score: Scored | None
-    window: tuple[Record, ...]
-    block: str
-    ranked: tuple[Scored, ...]
-
-
-def format_block(window: Iterable[Record], *, settings: RetrieverSettings) -> str:
-    """Build the memory block of F11 / O25 (header, one user and one reply line per record)."""
-    parts = [settings.header]
-    for rec in window:
-        parts.append(f"{settings.user_label}: {rec.user}\n{settings.character_name}: {rec.reply}\n")
-    parts.append(settings.footer)
-    return "".join(parts)
 
 
 def is_system_exchange(user: str) -> bool:
@@ -69,7 +41,9 @@ class RecordStore(Protocol):
 
     settings: RetrieverSettings
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Store one finished exchange; ``None`` if skipped (system or already present)."""
         ...
 
@@ -85,6 +59,7 @@ class RecordStore(Protocol):
         lore: frozenset[str] = frozenset(),
         top: int = 1,
         reference: bool = False,
+        now: datetime | date | None = None,
     ) -> Retrieval:
         """Query the store (see ``Retriever.retrieve``)."""
         ...
@@ -138,6 +113,7 @@ class Retriever:
     def __init__(self, *, settings: RetrieverSettings | None = None) -> None:
         self.settings = settings or RetrieverSettings()
         self.index = RetrieverIndex(settings=self.settings)
+        self._view: RankedView | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -195,6 +171,7 @@ class Retriever:
         lore: frozenset[str] = frozenset(),
         top: int = 1,
         reference: bool = False,
+        now: datetime | date | None = None,
     ) -> Retrieval:
         """Retrieve the memory for a new user message (F19).
 
@@ -203,27 +180,50 @@ class Retriever:
             previous_reply: the character's reply just before it (``""`` = none).
             lore: lore tokens (``retriever_tokenize.lore_tokens`` of the books' keys).
             top: how many ranked candidates to report (the pick is always the first).
-            reference: use the full-scan reference path instead of the inverted index.
+            reference: use the full-scan reference path instead of the inverted index (ranked
+                mode: per-record data computed afresh instead of the cached view).
+            now: the present, for relative dates ("yesterday") in the ranked mode
+                (default: the newest stored exchange's timestamp).
 
         Returns:
             The keywords, the pick and its window and block (empty when nothing qualifies).
+
+        Raises:
+            TypeError: ``message`` or ``previous_reply`` is not a string.
         """
+        for name, value in (("message", message), ("previous_reply", previous_reply)):
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"retrieve(): {name} must be the text to search for (a str), "
+                    f"not {type(value).__name__}"
+                )
+        if self.settings.ranking == "ranked":
+            if self._view is None or self._view.stemming != self.settings.stemming:
+                self._view = RankedView(self.index, stemming=self.settings.stemming)
+            fresh = RankedView(self.index, stemming=self.settings.stemming)
+            return ranked_retrieval(
+                self.index,
+                fresh if reference else self._view,
+                message,
+                previous_reply,
+                lore=lore,
+                top=top,
+                now=now,
+                settings=self.settings,
+            )
         kws = self.keywords(message, previous_reply, lore=lore)
         score = score_reference if reference else score_indexed
         ranked = score(self.index, kws, settings=self.settings, top=top)
-        if not ranked:
-            return Retrieval(keywords=kws, pick=None, score=None, window=(), block="", ranked=())
-        best = ranked[0]
-        pick = self.index.records[best.record_id]
-        prev, nxt = self.index.neighbours(
-            pick.id, before=self.settings.window_before, after=self.settings.window_after
-        )
-        window = (*prev, pick, *nxt)
-        return Retrieval(
-            keywords=kws,
-            pick=pick,
-            score=best,
-            window=window,
-            block=format_block(window, settings=self.settings),
-            ranked=tuple(ranked),
-        )
+        div = self.settings.length_divisor
+        hits = [(s.record_id, s.s115 / div) for s in ranked]
+        return assemble(self.index, hits, settings=self.settings, keywords=kws, ranked=ranked)
+
+
+__all__ = [
+    "Hit",
+    "RecordStore",
+    "Retrieval",
+    "Retriever",
+    "format_block",
+    "is_system_exchange",
+]

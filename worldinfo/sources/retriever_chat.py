@@ -14,8 +14,10 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from worldinfo.sources.retriever import RecordStore
+from worldinfo.sources.timestamps import TimestampError, optional_timestamp
 from worldinfo.types import Message
 
 
@@ -26,6 +28,7 @@ class Exchange:
     source_ref: str
     user: str
     reply: str
+    timestamp: datetime | None = None
 
 
 def exchange_ref(chat_id: str, ordinal: int, *, user: str, reply: str) -> str:
@@ -34,12 +37,20 @@ def exchange_ref(chat_id: str, ordinal: int, *, user: str, reply: str) -> str:
     return f"{chat_id}#{ordinal}:{digest}"
 
 
-def exchanges(messages: Sequence[Message], *, chat_id: str) -> list[Exchange]:
+def exchanges(
+    messages: Sequence[Message],
+    *,
+    chat_id: str,
+    dates: Sequence[datetime | None] | None = None,
+) -> list[Exchange]:
     """Return the finished exchanges of a chat, oldest first.
 
     Args:
         messages: the chat, oldest first.
         chat_id: the namespace of the identities (one per chat).
+        dates: the messages' timestamps, parallel to ``messages`` (``st_chat_dates``); an
+            exchange's timestamp is its first dated user message's, else its first dated
+            reply's. The identity does not depend on dates.
 
     Returns:
         The exchanges, user runs and reply runs joined with line feeds.
@@ -47,24 +58,30 @@ def exchanges(messages: Sequence[Message], *, chat_id: str) -> list[Exchange]:
     out: list[Exchange] = []
     users: list[str] = []
     replies: list[str] = []
+    stamps: list[datetime | None] = [None, None]  # first dated user message, reply
 
     def flush() -> None:
         if users and replies:
             user, reply = "\n".join(users), "\n".join(replies)
             ref = exchange_ref(chat_id, len(out), user=user, reply=reply)
-            out.append(Exchange(source_ref=ref, user=user, reply=reply))
+            when = stamps[0] or stamps[1]
+            out.append(Exchange(source_ref=ref, user=user, reply=reply, timestamp=when))
         users.clear()
         replies.clear()
+        stamps[:] = [None, None]
 
-    for msg in messages:
+    for n, msg in enumerate(messages):
         if msg.is_system:
             continue
+        when = dates[n] if dates is not None and n < len(dates) else None
         if msg.is_user:
             if replies:
                 flush()
             users.append(msg.mes)
+            stamps[0] = stamps[0] or when
         elif users:
             replies.append(msg.mes)
+            stamps[1] = stamps[1] or when
     if replies:
         flush()
     return out
@@ -115,6 +132,33 @@ def parse_st_chat(text: str) -> tuple[dict[str, object], list[Message]]:
     return header, messages
 
 
+def st_chat_dates(text: str) -> list[datetime | None]:
+    """The ``send_date`` of each message of a SillyTavern ``.jsonl`` chat (``None`` if absent).
+
+    Parallel to the messages of ``parse_st_chat``. Values in no known form
+    (``timestamps.parse_timestamp``) give ``None``: ``send_date`` formats have changed
+    between SillyTavern versions, and a date is optional.
+
+    Args:
+        text: the file's text.
+
+    Returns:
+        One entry per message line.
+    """
+    out: list[datetime | None] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        if not isinstance(obj, dict) or "mes" not in obj:
+            continue
+        try:
+            out.append(optional_timestamp(obj.get("send_date")))
+        except TimestampError:
+            out.append(None)
+    return out
+
+
 class ChatSync:
     """Keeps a store in step with one chat: ingest new exchanges, delete vanished ones.
 
@@ -129,8 +173,10 @@ class ChatSync:
         self.adopt = adopt
         self._known: list[str] | None = None
 
-    def _start(self, messages: Sequence[Message]) -> list[Exchange]:
-        wanted = exchanges(messages, chat_id=self.chat_id)
+    def _start(
+        self, messages: Sequence[Message], dates: Sequence[datetime | None] | None = None
+    ) -> list[Exchange]:
+        wanted = exchanges(messages, chat_id=self.chat_id, dates=dates)
         refs = list(self.store.source_refs())
         if self.adopt and wanted:
             first = wanted[0].source_ref
@@ -138,18 +184,26 @@ class ChatSync:
             owners = sorted(r[: -len(suffix)] for r in refs if r.endswith(suffix))
             if owners and self.chat_id not in owners:
                 self.chat_id = owners[0]
-                wanted = exchanges(messages, chat_id=self.chat_id)
+                wanted = exchanges(messages, chat_id=self.chat_id, dates=dates)
         prefix = f"{self.chat_id}#"
         self._known = sorted((r for r in refs if r.startswith(prefix)), key=_ordinal)
         return wanted
 
     def sync(
-        self, messages: Sequence[Message], *, progress: Callable[[int, int], None] | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        dates: Sequence[datetime | None] | None = None,
     ) -> tuple[int, int]:
-        """Bring the store in line with ``messages``; return (ingested, deleted)."""
+        """Bring the store in line with ``messages``; return (ingested, deleted).
+
+        ``dates`` (parallel to ``messages``) date the new records (see ``exchanges``).
+        """
         if self._known is None:
-            return self.apply(self._start(messages), progress=progress)
-        return self.apply(exchanges(messages, chat_id=self.chat_id), progress=progress)
+            return self.apply(self._start(messages, dates), progress=progress)
+        wanted = exchanges(messages, chat_id=self.chat_id, dates=dates)
+        return self.apply(wanted, progress=progress)
 
     def apply(
         self, wanted: Sequence[Exchange], *, progress: Callable[[int, int], None] | None = None
@@ -174,7 +228,10 @@ class ChatSync:
         deleted = sum(self.store.delete(r) for r in self._known[same:] if r not in keep)
         ingested = 0
         for n, ex in enumerate(wanted[same:], same + 1):
-            if self.store.ingest(ex.user, ex.reply, source_ref=ex.source_ref) is not None:
+            stored = self.store.ingest(
+                ex.user, ex.reply, source_ref=ex.source_ref, timestamp=ex.timestamp
+            )
+            if stored is not None:
                 ingested += 1
             if progress is not None and n % 100 == 0:
                 progress(n, len(wanted))

@@ -17,6 +17,7 @@ import bisect
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from worldinfo.sources.retriever_keywords import is_stopword
 from worldinfo.sources.retriever_settings import RetrieverSettings
@@ -35,6 +36,7 @@ class Record:
         reply: the character's reply.
         user_tokens: word ids of the user text, in order, repeats kept.
         reply_tokens: word ids of the reply, likewise.
+        timestamp: when the exchange happened (``timestamps.parse_timestamp``), if known.
     """
 
     id: int
@@ -43,6 +45,7 @@ class Record:
     reply: str
     user_tokens: array[int]
     reply_tokens: array[int]
+    timestamp: datetime | None = None
 
 
 class RetrieverIndex:
@@ -136,6 +139,11 @@ class RetrieverIndex:
                 if ids:
                     postings[wid] = array("i", filter(live, ids))
         self._dead_postings = 0
+
+    @property
+    def has_dead_postings(self) -> bool:
+        """Whether the postings still hold ids of deleted records (skipped when reached)."""
+        return self._dead_postings > 0
 
     def __len__(self) -> int:
         return len(self.records)

@@ -20,6 +20,8 @@ DEFAULT_HEADER = (
 DEFAULT_FOOTER = "\n \n; This is the end of the memory!;"
 
 Punctuation = Literal["ascii", "unicode"]
+Ranking = Literal["zwaif", "ranked"]
+RANKINGS: tuple[Ranking, ...] = ("zwaif", "ranked")
 
 
 def exact(value: float | str | Fraction) -> Fraction:
@@ -58,6 +60,16 @@ class RetrieverSettings:
             0); ties go to the most recent record.
         punctuation: ``"ascii"`` = ``string.punctuation`` only (the original's set, F2);
             ``"unicode"`` additionally removes Unicode punctuation (F2 improved mode).
+        ranking: ``"zwaif"`` (the corrected Z-Waif algorithm, F1-F21, the default) or
+            ``"ranked"`` (BM25 with Z-Waif's query-side weights and dates, ``ranked.py``);
+            the settings below up to ``dates`` apply to the ranked mode only.
+        bm25_k1: BM25's term-frequency saturation, 1.2 (Robertson and Zaragoza 2009).
+        bm25_b: BM25's length normalisation, 0.75 (same source).
+        neighbour_weight: weight of the two neighbours' own scores in a candidate's rank;
+            1 = Z-Waif's ``central_score`` (own + previous + next, unweighted, O23), the
+            default; 0 = own score only.
+        stemming: map tokens to Porter stems, steps 1a-1c and 5a (``ranked_terms``).
+        dates: a question naming a day or span searches the exchanges of that span only.
         header: first line(s) of the memory block (O25).
         footer: end of the memory block (O25).
         user_label: label of the user lines (the original writes the literal ``User``).
@@ -79,6 +91,12 @@ class RetrieverSettings:
     window_after: int = 1
     smoothing: bool = False
     punctuation: Punctuation = "ascii"
+    ranking: Ranking = "zwaif"
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    neighbour_weight: float = 1.0
+    stemming: bool = True
+    dates: bool = True
     header: str = DEFAULT_HEADER
     footer: str = DEFAULT_FOOTER
     user_label: str = "User"
@@ -93,6 +111,8 @@ class RetrieverSettings:
             raise ValueError("value_offset must be >= 0 so every count has a value")
         if self.punctuation not in ("ascii", "unicode"):
             raise ValueError(f"punctuation must be 'ascii' or 'unicode', not {self.punctuation!r}")
+        if self.ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {RANKINGS}, not {self.ranking!r}")
 
     @property
     def half_floor_units(self) -> int:

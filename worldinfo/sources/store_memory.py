@@ -5,6 +5,7 @@ from __future__ import annotations
 from worldinfo.sources.retriever import Retriever, is_system_exchange
 from worldinfo.sources.retriever_index import Record, token_ids
 from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.timestamps import optional_timestamp
 
 
 class MemoryStore(Retriever):
@@ -14,20 +15,29 @@ class MemoryStore(Retriever):
         super().__init__(settings=settings)
         self._next_id = 1
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Store one finished exchange (F15).
 
         Args:
             user: the user's text.
             reply: the character's reply.
             source_ref: the exchange's identity; a second ingest with it is a no-op.
+            timestamp: when it happened (any form of ``timestamps.parse_timestamp``), or
+                ``None``.
 
         Returns:
             The new record, or ``None`` if skipped (system exchange or already stored).
+
+        Raises:
+            TimestampError: ``timestamp`` is in no accepted form.
         """
+        when = optional_timestamp(timestamp)
         if source_ref in self.index.by_ref or is_system_exchange(user):
             return None
         rec = Record(
+            timestamp=when,
             id=self._next_id,
             source_ref=source_ref,
             user=user,

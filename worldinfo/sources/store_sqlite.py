@@ -6,58 +6,49 @@ on open. Each ingest writes its new words and its record in one transaction and 
 updates memory, so a process killed at any moment leaves a database that opens and holds
 every acknowledged exchange (WAL; ``synchronous=NORMAL`` is durable against process
 crashes, ``FULL`` also against power loss). Per-query scores are never stored.
+
+Several processes may share one store. Every ingest or delete takes the write lock first
+(``BEGIN IMMEDIATE``, waiting up to the busy timeout), catches up with what the others
+committed, and only then gives new words their ids, so ids never collide. Loading and
+catching up read every table inside one read transaction (one snapshot). A store opened
+``readonly`` never writes (``mode=ro``; no schema work, no checkpoint), so queries work on a
+read-only or full filesystem.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-import sys
 from array import array
+from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
-from worldinfo.sources.retriever import Retriever, is_system_exchange
+from worldinfo.sources.retriever import Retrieval, Retriever, is_system_exchange
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.store_errors import (
+    StoreCorruptError,
+    StoreError,
+    salvage_hint,
+    typed_error,
+)
+from worldinfo.sources.store_open import connect_readonly, remove_database
+from worldinfo.sources.store_schema import (
+    BUSY_TIMEOUT_S,
+    FORMAT,
+    USER_VERSION,
+    blob,
+    has_timestamps,
+    migrate_schema,
+    quick_check,
+    rollback,
+    tokens_of,
+    validate_meta,
+)
+from worldinfo.sources.timestamps import optional_timestamp
 
 log = logging.getLogger(__name__)
-
-FORMAT = "worldinfo-chat-memory/1"
-USER_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS records (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    source_ref TEXT NOT NULL UNIQUE,
-    user TEXT NOT NULL,
-    reply TEXT NOT NULL,
-    user_tokens BLOB NOT NULL,
-    reply_tokens BLOB NOT NULL
-);
-"""
-
-
-class StoreError(Exception):
-    """The database is not a chat-memory store this version can read."""
-
-
-def _blob(tokens: array[int]) -> bytes:
-    if sys.byteorder == "big":  # pragma: no cover - stored little-endian everywhere
-        tokens = array("i", tokens)
-        tokens.byteswap()
-    return tokens.tobytes()
-
-
-def _tokens(blob: bytes) -> array[int]:
-    out = array("i")
-    out.frombytes(blob)
-    if sys.byteorder == "big":  # pragma: no cover
-        out.byteswap()
-    return out
 
 
 class SqliteStore(Retriever):
@@ -69,141 +60,260 @@ class SqliteStore(Retriever):
         *,
         settings: RetrieverSettings | None = None,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        readonly: bool = False,
+        busy_timeout: float = BUSY_TIMEOUT_S,
+        check: bool = True,
     ) -> None:
-        """Open (or create) the store at ``path`` and load it.
+        """Open (or, unless ``readonly``, create) the store at ``path`` and load it.
 
         Args:
             path: the database file.
             settings: retriever settings; ``punctuation`` must match the stored one.
             synchronous: SQLite's ``synchronous`` level (see the module docstring).
+            readonly: never write: the file must exist and be a store (queries).
+            busy_timeout: seconds to wait for another process's lock.
+            check: run the bounded structural check (``quick_check``) before loading.
 
         Raises:
-            StoreError: the file is not a store of this format or tokeniser mode.
+            StoreError: the file is not a store of this format or tokeniser mode; the
+                subclasses say why it could not be opened (missing, damaged, busy, unwritable).
         """
         super().__init__(settings=settings)
         self.path = Path(path)
+        self.readonly = readonly
+        self._data_version = -1
+        self._max_id = 0
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._init_schema()
-            self._load()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a chat-memory database ({exc})") from exc
-
-    def _init_schema(self) -> None:
-        db = self._db
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        db.execute("BEGIN IMMEDIATE")
+            if readonly:
+                self._db = connect_readonly(self.path, timeout=busy_timeout)
+            else:
+                self._db = sqlite3.connect(self.path, isolation_level=None, timeout=busy_timeout)
+        except sqlite3.Error as exc:
+            raise typed_error(exc, self.path, doing="open the store") from exc
         try:
-            if version == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version={USER_VERSION}")
-                db.executemany(
-                    "INSERT OR IGNORE INTO meta VALUES (?, ?)",
-                    [("format", FORMAT), ("punctuation", self.settings.punctuation)],
-                )
-            db.execute("COMMIT")
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(f"PRAGMA synchronous={synchronous}")
+                migrate_schema(self._db, punctuation=self.settings.punctuation)
+            self._db.execute("BEGIN")
+            try:
+                if check:
+                    quick_check(self._db, self.path)
+                validate_meta(self._db, self.path, punctuation=self.settings.punctuation)
+                self._catch_up()
+            finally:
+                rollback(self._db)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise typed_error(exc, self.path, doing="open the store", damaged=True) from exc
         except BaseException:
-            db.execute("ROLLBACK")
+            self._db.close()
             raise
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        if version not in (0, USER_VERSION) or meta.get("format") != FORMAT:
-            raise StoreError(f"{self.path}: unknown format {meta.get('format')!r} v{version}")
-        if meta.get("punctuation") != self.settings.punctuation:
-            raise StoreError(
-                f"{self.path}: built with punctuation={meta.get('punctuation')!r}, "
-                f"opened with {self.settings.punctuation!r}"
-            )
+        log.debug("loaded %s records, %s words from %s", len(self), len(self.index.words), path)
 
-    def _load(self) -> None:
+    def _catch_up(self) -> None:
+        """Apply what was committed since the last look (inside a transaction: one snapshot)."""
+        db = self._db
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._data_version:
+            return
         index = self.index
-        for wid, word in self._db.execute("SELECT id, word FROM words ORDER BY id"):
+        known = len(index.words)
+        for wid, word in db.execute(
+            "SELECT id, word FROM words WHERE id >= ? ORDER BY id", (known,)
+        ):
             if index.word_id(word) != wid:
-                raise StoreError(f"{self.path}: word ids are not contiguous at {wid}")
-        self._persisted_words = len(index.words)
-        rows = self._db.execute(
-            "SELECT id, source_ref, user, reply, user_tokens, reply_tokens FROM records ORDER BY id"
-        )
+                raise StoreCorruptError(
+                    f"{self.path}: word ids are not contiguous at {wid}; {salvage_hint(self.path)}"
+                )
         n_words = len(index.words)
-        for rid, ref, user, reply, ub, rb in rows:
-            ut, rt = _tokens(ub), _tokens(rb)
-            rec = Record(
-                id=rid, source_ref=ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
-            )
+        stamps = "timestamp" if has_timestamps(db) else "NULL"
+        rows = db.execute(
+            f"SELECT id, source_ref, user, reply, user_tokens, reply_tokens, {stamps}"
+            " FROM records WHERE id > ? ORDER BY id",
+            (self._max_id,),
+        )
+        for rid, ref, user, reply, ub, rb, stamp in rows:
+            ut, rt = tokens_of(ub), tokens_of(rb)
             if any(t and (min(t) < 0 or max(t) >= n_words) for t in (ut, rt)):
-                raise StoreError(f"{self.path}: record {rid} refers to an unknown word")
+                raise StoreCorruptError(
+                    f"{self.path}: record {rid} refers to an unknown word; {salvage_hint(self.path)}"
+                )
+            rec = Record(
+                id=rid,
+                source_ref=ref,
+                user=user,
+                reply=reply,
+                user_tokens=ut,
+                reply_tokens=rt,
+                timestamp=_stored_timestamp(stamp, self.path, rid),
+            )
             index.add(rec)
+            self._max_id = rid
+        if db.execute("SELECT count(*) FROM records").fetchone()[0] != len(index):
+            live = {rid for (rid,) in db.execute("SELECT id FROM records")}
+            for rid in [rid for rid in index.records if rid not in live]:
+                index.remove(rid)
         index.sync()
-        log.debug("loaded %s records, %s words from %s", len(index), n_words, self.path)
+        self._data_version = version
 
-    def ingest(self, user: str, reply: str, *, source_ref: str) -> Record | None:
+    def refresh(self) -> None:
+        """Load what other processes committed since this store last looked (one snapshot).
+
+        Raises:
+            StoreError: as on open.
+        """
+        try:
+            if self._db.execute("PRAGMA data_version").fetchone()[0] == self._data_version:
+                return
+            self._db.execute("BEGIN")
+            try:
+                self._catch_up()
+            finally:
+                rollback(self._db)
+        except sqlite3.Error as exc:
+            raise typed_error(exc, self.path, doing="read the store", damaged=True) from exc
+
+    def retrieve(
+        self,
+        message: str,
+        previous_reply: str = "",
+        *,
+        lore: frozenset[str] = frozenset(),
+        top: int = 1,
+        reference: bool = False,
+        now: datetime | date | None = None,
+    ) -> Retrieval:
+        """Retrieve after catching up with other writers (see ``Retriever.retrieve``)."""
+        self.refresh()
+        return super().retrieve(
+            message, previous_reply, lore=lore, top=top, reference=reference, now=now
+        )
+
+    def _write_lock(self, doing: str) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only: cannot {doing}")
+        self._db.execute("BEGIN IMMEDIATE")
+        self._catch_up()
+
+    def ingest(
+        self, user: str, reply: str, *, source_ref: str, timestamp: object = None
+    ) -> Record | None:
         """Store one finished exchange in one transaction (F15, F18).
 
         Args:
             user: the user's text.
             reply: the character's reply.
             source_ref: the exchange's identity; a second ingest with it is a no-op.
+            timestamp: when it happened (any form of ``timestamps.parse_timestamp``), or
+                ``None``.
 
         Returns:
             The new record (committed), or ``None`` if skipped.
+
+        Raises:
+            StoreError: the exchange could not be stored (a subclass says why); the store
+                and this object are unchanged.
+            TimestampError: ``timestamp`` is in no accepted form (nothing is written).
         """
+        when = optional_timestamp(timestamp)
         if source_ref in self.index.by_ref or is_system_exchange(user):
             return None
-        index = self.index
-        ut = array("i", map(index.word_id, self.tokens(user)))
-        rt = array("i", map(index.word_id, self.tokens(reply)))
-        new_words = index.words[self._persisted_words :]
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        words_u, words_r = self.tokens(user), self.tokens(reply)
+        index, db = self.index, self._db
+        new: dict[str, int] = {}
+
+        def wid(word: str) -> int:
+            got = index.word_ids.get(word)
+            if got is None:
+                got = new.setdefault(word, len(index.words) + len(new))
+            return got
+
         try:
-            if new_words:
-                db.executemany(
-                    "INSERT INTO words (id, word) VALUES (?, ?)",
-                    enumerate(new_words, self._persisted_words),
+            self._write_lock("store an exchange")
+            try:
+                if source_ref in index.by_ref:
+                    rollback(db)
+                    return None
+                ut, rt = array("i", map(wid, words_u)), array("i", map(wid, words_r))
+                if new:
+                    db.executemany(
+                        "INSERT INTO words (id, word) VALUES (?, ?)",
+                        [(i, w) for w, i in new.items()],
+                    )
+                cur = db.execute(
+                    "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens,"
+                    " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+                    (source_ref, user, reply, blob(ut), blob(rt), when and when.isoformat()),
                 )
-            cur = db.execute(
-                "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (source_ref, user, reply, _blob(ut), _blob(rt)),
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        self._persisted_words += len(new_words)
+                db.execute("COMMIT")
+            except BaseException:
+                rollback(db)
+                raise
+        except sqlite3.Error as exc:
+            raise typed_error(exc, self.path, doing=f"store exchange {source_ref[:80]!r}") from exc
+        for word in new:
+            index.word_id(word)
         rid = cur.lastrowid
         assert rid is not None
         rec = Record(
-            id=rid, source_ref=source_ref, user=user, reply=reply, user_tokens=ut, reply_tokens=rt
+            id=rid,
+            source_ref=source_ref,
+            user=user,
+            reply=reply,
+            user_tokens=ut,
+            reply_tokens=rt,
+            timestamp=when,
         )
         index.add(rec)
+        self._max_id = max(self._max_id, rid)
         return rec
 
     def delete(self, source_ref: str) -> bool:
-        """Delete an exchange's record in one transaction and decrement its counts (F16)."""
-        rid = self.index.by_ref.get(source_ref)
-        if rid is None:
+        """Delete an exchange's record in one transaction and decrement its counts (F16).
+
+        Raises:
+            StoreError: the record could not be deleted; the store is unchanged.
+        """
+        if source_ref not in self.index.by_ref:
             return False
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("DELETE FROM records WHERE id = ?", (rid,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            self._write_lock("delete an exchange")
+            try:
+                rid = self.index.by_ref.get(source_ref)
+                if rid is not None:
+                    db.execute("DELETE FROM records WHERE id = ?", (rid,))
+                db.execute("COMMIT")
+            except BaseException:
+                rollback(db)
+                raise
+        except sqlite3.Error as exc:
+            raise typed_error(exc, self.path, doing=f"delete {source_ref[:80]!r}") from exc
+        if rid is None:
+            return False
         self.index.remove(rid)
         return True
 
-    def close(self) -> None:
-        """Checkpoint the WAL and close the connection."""
+    def seal(self) -> None:
+        """Move everything into the main file and leave WAL mode (the file stands alone).
+
+        The next writer that opens it turns WAL on again. Used before a built store is
+        moved into place.
+
+        Raises:
+            StoreError: the WAL could not be written back (e.g. disk full).
+        """
         try:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            self._db.close()
+            mode = self._db.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise typed_error(exc, self.path, doing="finish the store") from exc
+        if str(mode).lower() != "delete":
+            raise StoreError(f"{self.path}: could not finish the store (journal mode {mode})")
+
+    def close(self) -> None:
+        """Close the connection (the last writer to close folds the WAL into the file)."""
+        self._db.close()
 
     def __enter__(self) -> Self:
         return self
@@ -212,10 +322,23 @@ class SqliteStore(Retriever):
         self.close()
 
 
-def remove_database(path: str | Path) -> None:
-    """Delete a database file and its WAL side files, if present."""
-    for suffix in ("", "-wal", "-shm"):
-        try:
-            os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
+def _stored_timestamp(value: object, path: Path, rid: int) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise StoreCorruptError(
+            f"{path}: record {rid} has a malformed timestamp {value!r}; {salvage_hint(path)}"
+        ) from None
+
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "FORMAT",
+    "USER_VERSION",
+    "SqliteStore",
+    "StoreError",
+    "migrate_schema",
+    "remove_database",
+]

@@ -1,0 +1,124 @@
+"""Macro evaluator cost inside a scan: the full evaluator against the ``{{user}}``/``{{char}}``
+-only substituter, on the same case, side by side in one run.
+
+Runs every step of the golden large case (``golden/st-perf/large.json``) on fresh sessions
+with each substituter, alternating, and prints the medians and their ratio. The issue's
+bound is a ratio of at most 1.2; on a shared machine compare the ratio of the best runs too
+(noise only ever adds time). A second figure uses a variant of the case where every
+tenth entry's content and first key carry macros, to show what keys with ``{{`` cost.
+
+    python bench/macros.py
+    python bench/macros.py --repeats 9 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from worldinfo._js import parse_json
+from worldinfo.conformance.st import message, session_for
+from worldinfo.macros import MacroContext
+from worldinfo.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = MacroContext().clock  # a fixed clock: the epoch
+
+
+def _session(case: dict[str, Any], *, full: bool) -> Session:
+    s = session_for(case)  # names-only substituter, as the WI oracle
+    if full:
+        return Session(
+            books=s.books,
+            settings=s.settings,
+            global_books=s.global_books,
+            character=s.character,
+            persona=s.persona,
+            chat=s.chat,
+            chat_metadata=s.chat_metadata,
+            max_context=s.max_context,
+            rng=s.rng._rng,
+            macro_context=MacroContext(clock=NOW),
+        )
+    return s
+
+
+def _once(case: dict[str, Any], *, full: bool) -> tuple[float, list[Any]]:
+    session = _session(case, full=full)
+    total = 0.0
+    seen = []
+    for step in case["steps"]:
+        append = [message(m) for m in step.get("append") or ()]
+        t = time.perf_counter()
+        result = session.generate(step.get("type", "normal"), append=append)
+        total += time.perf_counter() - t
+        seen.append(result.activated_keys)
+    return total, seen
+
+
+def _with_macros(case: dict[str, Any]) -> dict[str, Any]:
+    case = copy.deepcopy(case)
+    for book in case["books"].values():
+        entries = book["entries"]
+        for i, e in enumerate(entries.values() if isinstance(entries, dict) else entries):
+            if i % 10 == 0:
+                e["content"] = "{{char}} and {{user}}: " + str(e.get("content", ""))
+                if e.get("key"):
+                    e["key"][0] = str(e["key"][0]) + "{{char}}"
+    return case
+
+
+def measure(case: dict[str, Any], repeats: int) -> dict[str, Any]:
+    """Medians (ms per step) with each substituter, alternating runs, and their ratio."""
+    names: list[float] = []
+    full: list[float] = []
+    same = True
+    for _ in range(repeats):
+        t0, a = _once(case, full=False)
+        t1, b = _once(case, full=True)
+        names.append(t0 * 1000 / len(case["steps"]))
+        full.append(t1 * 1000 / len(case["steps"]))
+        same = same and a == b
+    n, f = statistics.median(names), statistics.median(full)
+    return {
+        "names_only_ms": round(n, 2),
+        "full_ms": round(f, 2),
+        "ratio": round(f / n, 3),
+        "ratio_of_best": round(min(full) / min(names), 3),
+        "same_activations": same,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--large", default=str(ROOT / "golden/st-perf/large.json"))
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    case = parse_json(Path(args.large).read_bytes())
+    out = {
+        "large": measure(case, args.repeats),
+        "large_with_macros_in_10pct": measure(_with_macros(case), args.repeats),
+    }
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        for name, r in out.items():
+            print(
+                f"{name}: names-only {r['names_only_ms']} ms/step, full evaluator "
+                f"{r['full_ms']} ms/step, ratio {r['ratio']} (of the best runs "
+                f"{r['ratio_of_best']}; same activations: {r['same_activations']})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
