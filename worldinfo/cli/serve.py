@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from worldinfo.server.app import CONFIG_ENV, MiB, ServerConfig, token_hash
+        from worldinfo.server.http import NoDelayH11Protocol
         from worldinfo.server.storage import StorageError, open_storage
     except ImportError as exc:
         print(f"worldinfo serve: needs pip install 'worldinfo[server]' ({exc})", file=sys.stderr)
@@ -106,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     uvicorn.run(
         "worldinfo.server.app:app_from_env",
         factory=True,
+        http=NoDelayH11Protocol,
         host=args.host,
         port=args.port,
         workers=args.workers,
