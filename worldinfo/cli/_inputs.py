@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
 from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
-from worldinfo.macros import MacroContext, MacroSettings
+from worldinfo.macros import MacroContext
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
@@ -236,14 +236,7 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         macro_context=MacroContext(
             clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
         ),
-        macro_settings=_macro_trust(args),
     )
-
-
-def _macro_trust(args: argparse.Namespace) -> MacroSettings:
-    """``--untrusted`` also keeps the books' {{setvar}}-family macros from storing anything."""
-    trusted = not getattr(args, "untrusted", False)
-    return MacroSettings(variable_writes=trusted, global_writes=trusted)
 
 
 def _random() -> Callable[[], float]:
