@@ -18,9 +18,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the cases; print one line per failure and the summary line."""
-    passed = failed = 0
+    passed = failed = skipped = 0
     for outcome in run_paths(args.paths):
-        if outcome.ok:
+        if outcome.skipped:
+            skipped += 1
+            if args.verbose:
+                print(f"skip {outcome.case_id}: {outcome.skipped}")
+        elif outcome.ok:
             passed += 1
             if args.verbose:
                 print(f"ok   {outcome.case_id}")
@@ -28,5 +32,6 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
             print(f"FAIL {outcome.case_id}: {outcome.detail}")
         sys.stdout.flush()
-    print(f"{passed} passed, {failed} failed")
+    tail = f", {skipped} skipped (input not in this checkout; -v names them)" if skipped else ""
+    print(f"{passed} passed, {failed} failed{tail}")
     return 0 if failed == 0 else 1
