@@ -13,7 +13,6 @@ import io
 import json
 import os
 import random
-import time
 import zipfile
 from typing import Any
 
@@ -196,7 +195,6 @@ def test_mutations_raise_only_the_typed_error() -> None:
     rng = random.Random(SEED)
     seeds = _seeds()
     imported = 0
-    start = time.perf_counter()
     for i in range(EXAMPLES):
         name, raw = rng.choice(seeds)
         data = _mutate(rng, name, raw)
@@ -204,6 +202,5 @@ def test_mutations_raise_only_the_typed_error() -> None:
             imported += _check(name, data)
         except Exception as exc:  # report the reproducer, then fail
             raise AssertionError(f"seed {SEED}, input {i} ({name}): {exc!r}") from exc
-    elapsed = time.perf_counter() - start
     assert 0 < imported < EXAMPLES, "mutations should both import and fail sometimes"
-    print(f"fuzz: {EXAMPLES} inputs, {imported} imported, {elapsed:.1f}s")
+    print(f"fuzz: {EXAMPLES} inputs, {imported} imported")
