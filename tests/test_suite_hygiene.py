@@ -19,10 +19,13 @@ def _clock_calls(tree: ast.AST) -> list[int]:
             value = node.func.value
             if isinstance(value, ast.Name) and value.id == "time" and node.func.attr in CLOCKS:
                 lines.append(node.lineno)
-        if isinstance(node, ast.ImportFrom) and node.module == "time":
-            if any(a.name in CLOCKS for a in node.names):
-                lines.append(node.lineno)
-    return lines
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "time"
+            and CLOCKS & {a.name for a in node.names}
+        ):
+            lines.append(node.lineno)
+    return sorted(lines)
 
 
 @pytest.mark.parametrize("path", TESTS, ids=lambda p: p.name)
