@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from worldinfo import __version__
+
 _COMMANDS = ("scan", "golden", "demo", "importing", "memory", "explain", "lint", "authortest")
 
 
@@ -21,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="worldinfo",
         description="SillyTavern World Info, faithfully in Python.",
     )
+    parser.add_argument("--version", action="version", version=f"worldinfo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         try:
