@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
 from worldinfo._js import JSONValue
+from worldinfo.cli._settings import defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
 
@@ -35,10 +35,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="lint every file on its own instead of as books bound together",
     )
-    p.add_argument("--max-context", type=int, default=8192, help="context size (default 8192)")
-    p.add_argument("--budget", type=int, default=None, help="budget in %% (default 25)")
-    p.add_argument("--budget-cap", type=int, default=None, help="budget cap in tokens")
-    p.add_argument("--settings", metavar="JSON", help="settings file (World Info settings)")
+    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument(
+        "--budget",
+        type=flag_type("budget"),
+        default=None,
+        metavar="N",
+        help=f"budget in %% of --max-context {defaults_help('budget')}",
+    )
+    p.add_argument(
+        "--budget-cap",
+        type=flag_type("budget_cap"),
+        default=None,
+        metavar="N",
+        help=f"budget cap in tokens {defaults_help('budget_cap')}",
+    )
+    p.add_argument(
+        "--settings",
+        metavar="JSON",
+        help="World Info settings: our names or SillyTavern's settings.json; - reads stdin "
+        "(default: SillyTavern's defaults)",
+    )
     for name in ("recursive", "case_sensitive", "match_whole_words", "include_names"):
         flag = name.replace("_", "-")
         p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
@@ -91,29 +108,16 @@ def _lint_all(loaded: _Loaded, options: LintOptions, *, each: bool) -> list[tupl
 
 
 def _options(args: argparse.Namespace) -> LintOptions:
-    from worldinfo.cli._inputs import InputError, settings_from
+    from worldinfo.cli._inputs import settings_from
+    from worldinfo.cli._settings import read_settings_file
 
-    try:
-        settings = settings_from(args)
-    except InputError as exc:
-        raise SystemExit(f"worldinfo lint: {exc}") from None
-    if args.include_names is not None:
-        settings = replace(settings, include_names=args.include_names)
+    from_file = read_settings_file(args.settings) if args.settings else {}
+    settings = settings_from(args, from_file=from_file)
     return LintOptions(
         settings=settings,
         max_context=args.max_context,
-        recursion_known=args.recursive is not None or _file_sets_recursive(args.settings),
+        recursion_known=args.recursive is not None or "recursive" in from_file,
     )
-
-
-def _file_sets_recursive(path: str | None) -> bool:
-    if not path:
-        return False
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and "recursive" in data
 
 
 def run(args: argparse.Namespace) -> int:
