@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
@@ -233,3 +233,22 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
     )
+
+
+def where_scan_stopped(books: Mapping[str, Book], error: str) -> list[str]:
+    """``FILE: book 'X', entry uid N, $.entries.N.field: why`` for each value of ``books``
+    that makes SillyTavern's scan stop with ``error`` (see ``lint.scan_stoppers``)."""
+    from worldinfo._lint_fatal import JS_ERRORS
+    from worldinfo.lint import scan_stoppers
+
+    files = {
+        (b.name, e.uid): e.origin.file for b in books.values() for e in b.entries or () if e.origin
+    }
+    out = []
+    for f in scan_stoppers(list(books.values())):
+        if JS_ERRORS.get(f.code) != error:
+            continue
+        file = files.get((f.book, f.uid), "")
+        place = f"{file}: " if file else ""
+        out.append(f"{place}book {f.book!r}, entry uid {f.uid}, {f.json_path}: {f.message}")
+    return out

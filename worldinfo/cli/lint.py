@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue
+from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
 from worldinfo.cli._settings import defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
@@ -22,8 +21,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Check books, cards or any importable lorebook file. The files are "
         "linted together, as books bound to one chat. Exit 1 when an error is found.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("files", nargs="+", metavar="FILE", help="files to lint; - reads stdin")
+    add_json_flag(p, "the findings (file, code, severity, book, uid, json_path, message)")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="deprecated: use --json"
+    )
     p.add_argument(
         "--min-severity",
         choices=SEVERITIES,
@@ -78,7 +80,8 @@ def _load(files: Sequence[str]) -> _Loaded:
     for i, f in enumerate(files, 1):
         if progress:
             print(f"[{i}/{len(files)}] {f}", file=sys.stderr)
-        result, _label, fmt, problems = importers.analyse(f)
+        src, name = input_source(f)
+        result, _label, fmt, problems = importers.analyse(src, name=name)
         if result is None:
             for problem in problems:
                 finding = Finding(
@@ -122,14 +125,14 @@ def _options(args: argparse.Namespace) -> LintOptions:
 
 def run(args: argparse.Namespace) -> int:
     """Lint the files; print the findings; exit 1 when an error is found."""
+    check_stdin_once([*args.files, args.settings])
     loaded = _load(args.files)
     located = _lint_all(loaded, _options(args), each=args.each)
     findings = [x for _, x in located]
     rank = SEVERITIES.index(args.min_severity)
     shown = [(f, x) for f, x in located if SEVERITIES.index(x.severity) <= rank]
-    if args.format == "json":
-        out: list[JSONValue] = [{"file": f, **x.to_json()} for f, x in shown]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+    if args.json or args.format == "json":
+        print_json([{"file": f, **x.to_json()} for f, x in shown])
     else:
         for f, x in shown:
             print(f"{f}: {x.json_path}: {x.code} {x.severity}: {x.message}")
