@@ -36,6 +36,11 @@ def current_umask() -> int:
     return mask
 
 
+def writes_through(mode: int) -> bool:
+    """Whether a file of ``mode`` is written through (a FIFO or a character device)."""
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
@@ -63,7 +68,7 @@ def write_atomic(out: str | os.PathLike[str], data: bytes) -> None:
     except FileNotFoundError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
+        if writes_through(st.st_mode):
             with open(target, "wb") as fh:
                 fh.write(data)
             return
