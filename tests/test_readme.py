@@ -4,7 +4,7 @@ Each ``$ worldinfo ...`` line of a ``console`` block runs in-process from a scra
 that holds the clone's files (so outputs like ``-o seraphina.json`` land there); its stdout
 then stderr must equal the lines shown, where a ``...`` line stands for any lines. Skipped:
 ``golden golden`` (minutes; CI runs the golden suite as tests) and the ``memory`` commands
-(``tests/test_retriever_cli.py`` covers them).
+(``tests/test_retriever_cli.py`` covers them; the example's pick is checked below).
 """
 
 from __future__ import annotations
@@ -68,3 +68,17 @@ def test_readme_example(
 
 def test_examples_found() -> None:
     assert len(_examples()) >= 8
+
+
+def test_memory_example_picks_the_exchange_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's memory example on the bundled history: the query's only keyword is the rare
+    word "cinnamon", and the pick is the exchange that mentions it (the first one)."""
+    history = REPO / "worldinfo" / "examples" / "emberfall-history.jsonl"
+    db = str(tmp_path / "memory.db")
+    assert main(["memory", "ingest", str(history), "--db", db]) == 0
+    assert "52 exchanges, 52 ingested" in capsys.readouterr().out
+    assert main(["memory", "query", "--db", db, "Which ship carried the cinnamon?"]) == 0
+    out = capsys.readouterr().out
+    assert "  cinnamon " in out and "pick: #1 emberfall-history#0:" in out
