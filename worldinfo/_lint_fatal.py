@@ -33,7 +33,7 @@ def _what(value: JSONValue) -> str:
     return "true" if value is True else "a number"
 
 
-def _finding(e: Located, code: str, where: str, value: JSONValue) -> Finding:
+def _finding(e: Located, code: str, *, where: str, value: JSONValue) -> Finding:
     shown = _js.stringify(value)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     return e.finding(
@@ -49,16 +49,18 @@ def check_entry(e: Located) -> list[Finding]:
     out = []
     content = e.get("content")
     if _stops(content):
-        out.append(_finding(e, "WI110", "content", content))
+        out.append(_finding(e, "WI110", where="content", value=content))
     if not is_enabled(e):
         return out
     for field in ("key", "keysecondary"):
         keys = e.get(field)
         if isinstance(keys, list):
             out += [
-                _finding(e, "WI111", f"{field}.{i}", k) for i, k in enumerate(keys) if _stops(k)
+                _finding(e, "WI111", where=f"{field}.{i}", value=k)
+                for i, k in enumerate(keys)
+                if _stops(k)
             ]
     group = e.get("group")
     if _stops(group):
-        out.append(_finding(e, "WI112", "group", group))
+        out.append(_finding(e, "WI112", where="group", value=group))
     return out
