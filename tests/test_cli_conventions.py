@@ -90,7 +90,9 @@ def test_json_shapes(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "explain", str(BOOK), "--chat", str(CHAT), "--seed", "7", "--json"
     )
     assert code == 0 and {"activated", "scan_loops"} <= set(explain)
-    assert _json_out(capsys, "explain", str(BOOK), "--chat", str(CHAT), "--format", "json") == (
+    assert _json_out(
+        capsys, "explain", str(BOOK), "--chat", str(CHAT), "--seed", "7", "--format", "json"
+    ) == (
         0,
         explain,
     )
