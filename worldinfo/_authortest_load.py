@@ -42,11 +42,11 @@ class _Books:
     character: Character | None = None
 
 
-def load_suite(path: Path) -> Suite:
+def load_suite(path: Path, *, text: str | None = None) -> Suite:
     """Read and resolve a test file (see ``worldinfo.authortest.load``)."""
     file = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8") if text is None else text)
     except OSError as exc:
         raise AuthorTestError(file, "$", message=f"cannot read: {exc.strerror or exc}") from None
     except ValueError as exc:

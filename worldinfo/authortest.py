@@ -136,8 +136,9 @@ class CaseResult:
         return " | ".join(parts) or "ok"
 
 
-def load(path: str | Path) -> Suite:
-    """Read, validate and resolve a test file.
+def load(path: str | Path, *, text: str | None = None) -> Suite:
+    """Read, validate and resolve a test file (``text``: its contents, already read; book
+    paths are still relative to ``path``'s folder).
 
     Raises:
         AuthorTestError: the file is unreadable, breaks the schema, names a book that cannot
@@ -145,7 +146,7 @@ def load(path: str | Path) -> Suite:
     """
     from worldinfo._authortest_load import load_suite
 
-    return load_suite(Path(path))
+    return load_suite(Path(path), text=text)
 
 
 def run(suite: Suite) -> list[CaseResult]:

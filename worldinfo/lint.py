@@ -55,6 +55,9 @@ CODES: Mapping[str, tuple[str, str]] = {
     "WI100": ("warning", "decorator SillyTavern ignores"),
     "WI101": ("error", "decorator with trailing characters has no effect"),
     "WI102": ("warning", "content is only decorator lines"),
+    "WI110": ("error", "content is not text: the scan stops"),
+    "WI111": ("error", "key is not text: the scan stops"),
+    "WI112": ("error", "group is not text: the scan stops"),
 }
 """Every code: default severity and a short title."""
 
@@ -180,17 +183,32 @@ def lint(books: Sequence[Book], options: LintOptions = LintOptions()) -> list[Fi
     Returns:
         Every finding, book by book and entry by entry, then the cross-entry ones.
     """
-    from worldinfo import _lint_books, _lint_entry, _lint_keys
+    from worldinfo import _lint_books, _lint_entry, _lint_fatal, _lint_keys
 
     located = locate(books)
     findings: list[Finding] = []
     for e in located:
+        findings += _lint_fatal.check_entry(e)
         if not is_enabled(e):
             continue
         findings += _lint_keys.check_entry(e, options)
         findings += _lint_entry.check_entry(e, options)
     findings += _lint_books.check_books(located, options)
     return findings
+
+
+def scan_stoppers(books: Sequence[Book]) -> list[Finding]:
+    """Only the findings of values that stop SillyTavern's scan (WI110-WI112).
+
+    Args:
+        books: the books to check.
+
+    Returns:
+        One finding per offending field, with book, uid and JSON path.
+    """
+    from worldinfo import _lint_fatal
+
+    return [f for e in locate(books) for f in _lint_fatal.check_entry(e)]
 
 
 def count_by_code(findings: Iterable[Finding]) -> dict[str, int]:

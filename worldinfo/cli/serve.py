@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from worldinfo.cli._conventions import add_json_flag, print_json
+
 TOKEN_ENV = "WORLDINFO_SERVE_TOKEN"
 KEEP_ALIVE_S = 15
 """Idle keep-alive connections are closed after this long (uvicorn's default is 5 s; a
@@ -41,6 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--max-body-mib", type=float, default=8.0, help="largest JSON body")
     p.add_argument("--max-upload-mib", type=float, default=16.0, help="largest upload")
+    add_json_flag(p, "where it serves (url, workers, database, token), before serving,")
     p.set_defaults(func=run)
 
 
@@ -98,8 +101,13 @@ def run(args: argparse.Namespace) -> int:
         return 1
     os.environ[CONFIG_ENV] = config.to_json()
     where = "PostgreSQL" if "://" in args.db else args.db
+    url = f"http://{args.host}:{args.port}"
+    if args.json:
+        info = {"url": url, "workers": args.workers, "database": where, "token": bool(tokens)}
+        print_json(info)
+        sys.stdout.flush()
     print(
-        f"worldinfo serve: http://{args.host}:{args.port} ({args.workers} worker(s), {where}, "
+        f"worldinfo serve: {url} ({args.workers} worker(s), {where}, "
         f"{'bearer token' if tokens else 'no token'})",
         file=sys.stderr,
         flush=True,
