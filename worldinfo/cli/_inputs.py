@@ -129,7 +129,9 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
             help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
         )
         p.add_argument(f"--no-{flag}", dest=name, action="store_false")
-    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument(
+        "--max-context", type=int_range(0), default=8192, metavar="N", help="context size in tokens"
+    )
     p.add_argument("--type", default="normal", choices=GENERATION_TYPES, help="generation type")
     p.add_argument("--user", default="User", help="the {{user}} name")
     p.add_argument(

@@ -21,7 +21,13 @@ from worldinfo.conformance import Outcome, run_paths
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``golden`` sub-command."""
-    p = sub.add_parser("golden", help="run golden case files (files or folders)")
+    p = sub.add_parser(
+        "golden",
+        help="run golden case files (files or folders)",
+        description='Run golden case files of any format (each file\'s "format" picks the '
+        "runner); print one line per failing case and a summary. Exit 0 only when nothing "
+        "failed.",
+    )
     p.add_argument(
         "paths", nargs="+", metavar="PATH", help="case files or folders; - reads one from stdin"
     )
