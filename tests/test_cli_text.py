@@ -105,3 +105,31 @@ def test_memory_query_bad_book_is_one_line_naming_it(
     assert main(["memory", "query", "--db", store, "--book", str(book), "hi"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and str(book) in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["scan", "explain", "replay"])
+@pytest.mark.parametrize("clock", [["--tz", "No/Such_Zone"], ["--now", "noon-ish"]])
+def test_a_bad_clock_is_a_usage_error_everywhere(
+    command: str, clock: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``macros`` already exits 2 on a bad --tz/--now; the scanning commands did exit 1."""
+    args = [command, str(example("emberfall.json")), "--chat", str(example("emberfall-chat.json"))]
+    assert main([*args, *clock]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"worldinfo {command}: {clock[0]} {clock[1]}: ")
+
+
+def test_golden_names_a_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope"
+    assert main(["golden", str(missing)]) == 1  # it was a FileNotFoundError traceback
+    assert capsys.readouterr().err == f"worldinfo golden: {missing}: no such file or folder\n"
+
+
+def test_a_folder_without_test_files_does_not_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``worldinfo test FOLDER`` in CI must not report success when it found nothing to run."""
+    assert main(["test", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"ERROR {tmp_path}: no *.witest.json file in this folder" in out
+    assert out.endswith("0 passed, 0 failed, 1 file(s) with errors\n")

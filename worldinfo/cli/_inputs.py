@@ -14,6 +14,7 @@ from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
 from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
+    UsageError,
     check_stdin_once,
     input_source,
     read_input,
@@ -279,8 +280,8 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     seed = getattr(args, "seed", None)
     try:
         clock, tz = clock_from(args)
-    except ClockError as exc:
-        raise InputError(str(exc)) from exc
+    except ClockError as exc:  # a bad --now or --tz is a usage error (exit 2), as in macros
+        raise UsageError(str(exc)) from exc
     return Session(
         books=inputs.books,
         settings=settings_from(args),

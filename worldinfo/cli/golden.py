@@ -54,6 +54,11 @@ def _outcomes(paths: list[str]) -> Iterator[Outcome]:
 def run(args: argparse.Namespace) -> int:
     """Run the cases; print one line per failure and the summary line."""
     check_stdin_once(args.paths)
+    missing = [p for p in args.paths if p != STDIO and not Path(p).exists()]
+    if missing:
+        for p in missing:
+            print(f"worldinfo golden: {p}: no such file or folder", file=sys.stderr)
+        return 1
     passed = failed = skipped = 0
     records: list[JSONValue] = []
     for outcome in _outcomes(args.paths):
