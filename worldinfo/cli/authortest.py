@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "test",
         help="run activation tests (*.witest.json): entries that must / must not fire",
         description="Run each case of each test file (a directory means every "
-        f"*{SUFFIX} file under it); print one line per failing case and a summary. "
+        f"*{SUFFIX} file under it, and one with none is an error); print one line per failing "
+        "case and a summary. "
         "Exit 0 only when every case passed.",
     )
     p.add_argument(
