@@ -16,7 +16,7 @@ def utf16_len(s: str) -> int:
     """Return the JavaScript ``length`` of ``s`` (UTF-16 code units)."""
     if s.isascii():
         return len(s)
-    return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
+    return len(s.encode("utf-16-le", "surrogatepass")) >> 1  # C speed; a lone surrogate is one unit
 
 
 def to_utf16_units(s: str) -> list[int]:

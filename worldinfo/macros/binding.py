@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import overload
 
 from worldinfo._js import JSONValue
 from worldinfo.macros.context import Card, MacroContext, MacroState
@@ -34,6 +35,35 @@ def message_json(m: Message) -> dict[str, JSONValue]:
     return {"name": m.name, "mes": m.mes, "is_user": m.is_user, "is_system": m.is_system}
 
 
+class ChatView(Sequence[Mapping[str, JSONValue]]):
+    """The chat as the chat-state macros read it, each message converted when it is read.
+
+    A generation reads a few of the newest messages; converting every message for every
+    generation made a long chat cost O(chat) per turn (O(chat²) over a replay).
+    """
+
+    __slots__ = ("_messages",)
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = tuple(messages)  # a snapshot: the session's chat grows later
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    @overload
+    def __getitem__(self, index: int) -> Mapping[str, JSONValue]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Mapping[str, JSONValue]]: ...
+
+    def __getitem__(
+        self, index: int | slice
+    ) -> Mapping[str, JSONValue] | Sequence[Mapping[str, JSONValue]]:
+        if isinstance(index, slice):
+            return tuple(message_json(m) for m in self._messages[index])
+        return message_json(self._messages[index])
+
+
 def generation_context(
     template: MacroContext,
     *,
@@ -54,7 +84,7 @@ def generation_context(
         char=character.name if character is not None else "",
         character=card_of(character, template),
         persona_description=persona.description,
-        chat=tuple(message_json(m) for m in chat),
+        chat=ChatView(chat),
         chat_metadata=chat_metadata,
         generation_type=generation_type,
         outlets={k: "\n".join(v) for k, v in outlets.items()} or template.outlets,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -21,7 +21,7 @@ def _being_swiped(m: Message) -> bool:
     return _js.ge(m.get("swipe_id", _js.UNDEFINED), len(swipes))
 
 
-def last_index(chat: tuple[Message, ...], keep: Callable[[Message], bool]) -> int | None:
+def last_index(chat: Sequence[Message], keep: Callable[[Message], bool]) -> int | None:
     """The index of the last message ``keep`` accepts, skipping one being swiped."""
     for i in range(len(chat) - 1, -1, -1):
         m = chat[i]

@@ -8,7 +8,7 @@ evaluator never reads anything else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
@@ -114,7 +114,7 @@ class MacroContext:
     first_displayed_message_id: int | None = None
     outlets: Mapping[str, str] = field(default_factory=dict)
     power_user: PowerUser = PowerUser()
-    chat: tuple[Mapping[str, JSONValue], ...] = ()
+    chat: Sequence[Mapping[str, JSONValue]] = ()
     chat_metadata: Mapping[str, JSONValue] = field(default_factory=dict)
     clock: Callable[[], datetime] = _utc_epoch
     tz: tzinfo = field(default_factory=lambda: ZoneInfo("UTC"))
