@@ -186,3 +186,22 @@ def test_plain_keys_skip_the_evaluator_even_when_the_chat_hash_is_zero(
     assert session.chat_metadata.get("chat_id_hash") == 0
     # only the priming evaluations run ({{noop}}: they store the hash); keys and contents pass by
     assert calls and [c for c in calls if c != "{{noop}}"] == []
+
+
+def test_the_variable_write_decision_follows_a_replaced_book() -> None:
+    from dataclasses import replace
+
+    from worldinfo.types import Origin
+
+    untrusted = Origin(file="shared.json", format="st-world", container="shared", trusted=False)
+    entry = Entry.new(0, key=["tower"], content="{{incvar::n}}")
+    session = _session([entry])
+    session.generate("normal")
+    session.generate("normal")
+    assert session.chat_metadata["variables"] == {"n": 2}
+    session.books["w"] = Book(name="w", entries=(replace(entry, origin=untrusted),))
+    session.generate("normal")
+    assert session.chat_metadata["variables"] == {"n": 2}  # no write while it is loaded
+    session.books["w"] = Book(name="w", entries=(entry,))
+    session.generate("normal")
+    assert session.chat_metadata["variables"] == {"n": 3}

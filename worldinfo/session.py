@@ -124,6 +124,7 @@ class Session:
         self.rng = CountingRng(rng or random.Random().random)
         self.count_tokens = count_tokens
         self.trust = trust
+        self._macro_writes: tuple[tuple[tuple[str, Book], ...], TrustPolicy, bool] | None = None
         # --- macros (full evaluator unless a factory is given) ---
         self.macro_context = macro_context or MacroContext(
             clock=system_clock, random=random.Random().random
@@ -351,8 +352,19 @@ class Session:
         return macros
 
     def _macro_settings(self) -> MacroSettings:
-        """The evaluator's settings, without variable writes where the trust policy says so."""
-        if self.trust.macro_writes(self.books.values()):
+        """The evaluator's settings, without variable writes where the trust policy says so
+        (decided once per set of books: books are immutable values)."""
+        books = tuple(self.books.items())  # kept with the answer, compared by identity
+        known = self._macro_writes
+        if (
+            known is None
+            or known[1] is not self.trust
+            or len(known[0]) != len(books)
+            or any(n != m or a is not b for (n, a), (m, b) in zip(known[0], books, strict=True))
+        ):
+            writes = self.trust.macro_writes(self.books.values())
+            known = self._macro_writes = (books, self.trust, writes)
+        if known[2]:
             return self.macro_settings
         return replace(self.macro_settings, variable_writes=False, global_writes=False)
 
