@@ -39,7 +39,7 @@ import gen
 
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance.st import first_difference, message, observed, session_for
-from worldinfo.prepared import ScanCache
+from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.types import Book
 
 Case = Mapping[str, Any]

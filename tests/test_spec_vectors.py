@@ -10,8 +10,8 @@ import pytest
 
 from worldinfo import BookSelection, CharacterIdentity, ScanData, Settings, _js, check
 from worldinfo._js import string_hash, stringify
-from worldinfo.buffer import whole_word_in
-from worldinfo.gathering import parse_decorators, sorted_entries
+from worldinfo.engine.buffer import whole_word_in
+from worldinfo.engine.gathering import parse_decorators, sorted_entries
 from worldinfo.macros import Macros
 from worldinfo.types import Book
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from worldinfo.buffer import ScanData
-from worldinfo.engine import CharacterIdentity, check
-from worldinfo.gathering import BookSelection
-from worldinfo.regex_limits import RegexLimits, TimeoutMemo
+from worldinfo.engine.buffer import ScanData
+from worldinfo.engine.gathering import BookSelection
+from worldinfo.engine.loop import CharacterIdentity, check
+from worldinfo.engine.regex_limits import RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.base import ActivationSource, NullSource

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.buffer import ScanData
-from worldinfo.engine import CharacterIdentity, TokenCounter, check
-from worldinfo.gathering import BookSelection, sorted_entries
+from worldinfo.engine.buffer import ScanData
+from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.gathering import BookSelection, sorted_entries
+from worldinfo.engine.loop import CharacterIdentity, TokenCounter, check
+from worldinfo.engine.output import RegexHook
+from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back
 from worldinfo.macros.context import system_clock
-from worldinfo.output import RegexHook
-from worldinfo.prepared import ScanCache
-from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
-from worldinfo.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 

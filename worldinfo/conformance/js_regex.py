@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from worldinfo._js import JSONValue, lower, trim
-from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexKey, RegexTimeout, regex_key, split_key
+from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, RegexTimeout, regex_key, split_key
 from worldinfo.conformance.base import Outcome, register
 
 Answer = bool | str

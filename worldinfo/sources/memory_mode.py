@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from worldinfo._js import JSONValue
-from worldinfo.gathering import sort_lore
+from worldinfo.engine.gathering import sort_lore
 from worldinfo.sources.base import ActivationSource, LoadedLore, NullSource, ScanContext
 from worldinfo.sources.retriever import RecordStore, Retrieval, format_block
 from worldinfo.sources.retriever_chat import ChatSync, last_turn

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
-from worldinfo.buffer import ScanBuffer
-from worldinfo.timed_effects import TimedEffects
+from worldinfo.engine.buffer import ScanBuffer
+from worldinfo.engine.timed_effects import TimedEffects
 from worldinfo.types import ScanState
 
 Entry = dict[str, JSONValue]

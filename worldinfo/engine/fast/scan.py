@@ -16,9 +16,9 @@ import math
 from collections.abc import Mapping, Sequence
 
 from worldinfo._js import JSONValue
-from worldinfo.buffer import MAX_SCAN_DEPTH, ScanBuffer
-from worldinfo.matcher import ALWAYS
-from worldinfo.prepared import EMPTY, REGEX, UNKNOWN, Kind, Plan
+from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
+from worldinfo.engine.fast.matcher import ALWAYS
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Plan
 from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})

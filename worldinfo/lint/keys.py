@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo._jsregex import regex_key
-from worldinfo._lint_regex import diagnose
-from worldinfo._lint_words import COMMON_WORDS, NAME_MACROS
+from worldinfo._js.regex import regex_key
 from worldinfo.lint import Finding, LintOptions, Located
+from worldinfo.lint.regex import diagnose
+from worldinfo.lint.words import COMMON_WORDS, NAME_MACROS
 
 _LOGIC = {0: "AND ANY", 1: "NOT ALL", 2: "NOT ANY", 3: "AND ALL"}
 _ALWAYS_REPORTED = frozenset({"WI010", "WI011", "WI012"})

@@ -17,7 +17,7 @@ import functools
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
-from worldinfo._jsregex_chars import CharSet, normalize
+from worldinfo._js.regex.chars import CharSet, normalize
 
 _CASED_END = 0x20000
 """No code point at or above this has a case mapping."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from worldinfo._jsregex import RegexKey, RegexTimeout, regex_key, split_key
+from worldinfo._js.regex import RegexKey, RegexTimeout, regex_key, split_key
 
 Diagnosis = tuple[str, str]
 

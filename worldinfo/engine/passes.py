@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.buffer import MATCHER
-from worldinfo.fastpass import FastScan
-from worldinfo.groups import filter_groups
-from worldinfo.keys import Probe, keys_match, raw_key_test
-from worldinfo.timed_effects import entry_key
+from worldinfo.engine.buffer import MATCHER
+from worldinfo.engine.fast.scan import FastScan
+from worldinfo.engine.groups import filter_groups
+from worldinfo.engine.keys import Probe, keys_match, raw_key_test
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.trace import TraceEvent
 from worldinfo.types import ScanState
 
 if TYPE_CHECKING:
-    from worldinfo.engine import _Scan
+    from worldinfo.engine.loop import _Scan
 
 Entry = dict[str, JSONValue]
 Why = tuple[str, dict[str, JSONValue]]

@@ -13,16 +13,22 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
-from worldinfo.buffer import ScanBuffer, ScanData
-from worldinfo.fastpass import FastScan, dynamic_positions, hash_positions
-from worldinfo.gathering import BookSelection, delay_levels, load_lore, select_books, sort_lore
+from worldinfo.engine.buffer import ScanBuffer, ScanData
+from worldinfo.engine.fast.plan import Plan, ScanCache
+from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
+from worldinfo.engine.gathering import (
+    BookSelection,
+    delay_levels,
+    load_lore,
+    select_books,
+    sort_lore,
+)
+from worldinfo.engine.output import RegexHook, assemble, authors_note
+from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
+from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
-from worldinfo.output import RegexHook, assemble, authors_note
-from worldinfo.prepared import Plan, ScanCache
-from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
-from worldinfo.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
 from worldinfo.types import Book, ScanState, Settings
@@ -310,7 +316,7 @@ def _init_delay_levels(scan: _Scan, plan: Plan | None) -> None:
 
 
 def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
-    from worldinfo.passes import run_pass
+    from worldinfo.engine.passes import run_pass
 
     count = 0
     max_steps = scan.settings.max_recursion_steps

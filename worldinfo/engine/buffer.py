@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import RegexKey, RegexTimeout, shown
-from worldinfo.regex_limits import RegexClock, TimeoutMemo
-from worldinfo.timed_effects import entry_key
+from worldinfo._js.regex import RegexKey, RegexTimeout, shown
+from worldinfo.engine.regex_limits import RegexClock, TimeoutMemo
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import ScanState, Settings
 

@@ -143,7 +143,7 @@ def load(path: str | Path) -> Suite:
         AuthorTestError: the file is unreadable, breaks the schema, names a book that cannot
             be imported, or refers to an entry that does not exist (or is ambiguous).
     """
-    from worldinfo._authortest_load import load_suite
+    from worldinfo.authortest.loader import load_suite
 
     return load_suite(Path(path))
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.groups import KeyTest
-from worldinfo.prepared import EMPTY
+from worldinfo.engine.fast.plan import EMPTY
+from worldinfo.engine.groups import KeyTest
 
 if TYPE_CHECKING:
-    from worldinfo.engine import _Scan
+    from worldinfo.engine.loop import _Scan
 
 Entry = dict[str, JSONValue]
 

@@ -43,7 +43,7 @@ class _Books:
 
 
 def load_suite(path: Path) -> Suite:
-    """Read and resolve a test file (see ``worldinfo.authortest.load``)."""
+    """Read and resolve a test file (see ``worldinfo.authortest.loader``)."""
     file = str(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -180,7 +180,9 @@ def lint(books: Sequence[Book], options: LintOptions = LintOptions()) -> list[Fi
     Returns:
         Every finding, book by book and entry by entry, then the cross-entry ones.
     """
-    from worldinfo import _lint_books, _lint_entry, _lint_keys
+    from worldinfo.lint import books as _lint_books
+    from worldinfo.lint import entry as _lint_entry
+    from worldinfo.lint import keys as _lint_keys
 
     located = locate(books)
     findings: list[Finding] = []

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from worldinfo._jsregex_chars import CLASS_ESCAPES, NOT_WORD_IU, CharSet, char_set
-from worldinfo._jsregex_names import JSSyntaxError
-from worldinfo._jsregex_props import property_class
+from worldinfo._js.regex.chars import CLASS_ESCAPES, NOT_WORD_IU, CharSet, char_set
+from worldinfo._js.regex.names import JSSyntaxError
+from worldinfo._js.regex.props import property_class
 
 SYNTAX = frozenset("^$\\.*+?()[]{}|")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")

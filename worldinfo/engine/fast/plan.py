@@ -23,9 +23,10 @@ from enum import IntEnum
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import split_key
-from worldinfo.buffer import MATCH_FLAGS
-from worldinfo.gathering import (
+from worldinfo._js.regex import split_key
+from worldinfo.engine.buffer import MATCH_FLAGS
+from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
+from worldinfo.engine.gathering import (
     BookSelection,
     SelectedBooks,
     decorate_unhashed,
@@ -35,10 +36,9 @@ from worldinfo.gathering import (
     merge_sorted,
     select_books,
 )
+from worldinfo.engine.regex_limits import RegexClock
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros.names import may_have_macros
-from worldinfo.matcher import KeyIndex, Needle, required_literal
-from worldinfo.regex_limits import RegexClock
-from worldinfo.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
 from worldinfo.types import Book, Entry, Settings
 

@@ -2,7 +2,7 @@
 
 A key written ``/pattern/flags`` is a JavaScript regular expression (spec R22-R23,
 ``js-regex.md``). ``regex_key`` applies SillyTavern's ``parseRegexFromString`` rule to an already
-trimmed key, translates the pattern to the ``regex`` module (``_jsregex_parse``) and caches the
+trimmed key, translates the pattern to the ``regex`` module (``worldinfo._js.regex.parse``) and caches the
 compiled result; ``RegexKey.test`` is ``RegExp.prototype.test`` on the raw scan text, bounded in
 time. The compile cache is this module's only global state.
 """
@@ -17,9 +17,9 @@ from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
-from worldinfo._jsregex_fold import fold_text, prepare
-from worldinfo._jsregex_names import JSSyntaxError
-from worldinfo._jsregex_parse import translate
+from worldinfo._js.regex.fold import fold_text, prepare
+from worldinfo._js.regex.names import JSSyntaxError
+from worldinfo._js.regex.parse import translate
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from worldinfo._js import to_utf16_units
-from worldinfo._jsregex_chars import (
+from worldinfo._js.regex.chars import (
     ANY,
     CLASS_ESCAPES,
     LINE_TERM,
@@ -19,9 +19,9 @@ from worldinfo._jsregex_chars import (
     CharSet,
     escape_cp,
 )
-from worldinfo._jsregex_escapes import Cursor
-from worldinfo._jsregex_fold import fold_char, fold_closure
-from worldinfo._jsregex_names import JSSyntaxError, prescan, read_name
+from worldinfo._js.regex.escapes import Cursor
+from worldinfo._js.regex.fold import fold_char, fold_closure
+from worldinfo._js.regex.names import JSSyntaxError, prescan, read_name
 
 _BACKREF = re.compile(r"\\[1-9k]")
 COUNT_BUDGET = 50_000
