@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from worldinfo.engine.buffer import ScanData
 from worldinfo.engine.gathering import BookSelection
-from worldinfo.engine.loop import CharacterIdentity, check
+from worldinfo.engine.loop import check
 from worldinfo.engine.regex_limits import RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.base import ActivationSource, NullSource

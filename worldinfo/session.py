@@ -16,9 +16,10 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.buffer import ScanData
 from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.engine.gathering import BookSelection, sorted_entries
-from worldinfo.engine.loop import CharacterIdentity, TokenCounter, check
+from worldinfo.engine.loop import check
 from worldinfo.engine.output import RegexHook
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity, TokenCounter
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back

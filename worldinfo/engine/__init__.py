@@ -7,6 +7,7 @@ and ``output`` are the phases; ``fast/`` holds what the fast path precomputes fr
 
 from __future__ import annotations
 
-from worldinfo.engine.loop import CharacterIdentity, check, compute_budget
+from worldinfo.engine.loop import check, compute_budget
+from worldinfo.engine.state import CharacterIdentity
 
 __all__ = ["CharacterIdentity", "check", "compute_budget"]

@@ -4,17 +4,11 @@ group scoring's raw-key test (R46), answered by the key index where it knows the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.plan import EMPTY
 from worldinfo.engine.groups import KeyTest
-
-if TYPE_CHECKING:
-    from worldinfo.engine.loop import _Scan
-
-Entry = dict[str, JSONValue]
+from worldinfo.engine.state import Entry, WorkingState
 
 
 class Probe:
@@ -23,7 +17,7 @@ class Probe:
 
     __slots__ = ("entry", "haystack", "pos", "scan")
 
-    def __init__(self, scan: _Scan, entry: Entry) -> None:
+    def __init__(self, scan: WorkingState, entry: Entry) -> None:
         self.scan = scan
         self.entry = entry
         self.pos = scan.index.get(id(entry)) if scan.fast is not None else None
@@ -48,7 +42,7 @@ class Probe:
         return scan.buffer.match_key(self.haystack, _js.trim(text), self.entry)
 
 
-def keys_match(scan: _Scan, entry: Entry) -> str:
+def keys_match(scan: WorkingState, entry: Entry) -> str:
     """R31 steps 16-20 and R32: ``"key"`` when keys activate the entry, else the reason."""
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
@@ -80,7 +74,7 @@ def keys_match(scan: _Scan, entry: Entry) -> str:
     return "key" if ok else "secondary_logic"
 
 
-def raw_key_test(scan: _Scan) -> KeyTest:
+def raw_key_test(scan: WorkingState) -> KeyTest:
     """Group scoring's key test (raw keys, R46) through the key index where it applies."""
     fast = scan.fast
     assert fast is not None

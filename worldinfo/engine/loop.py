@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
@@ -24,7 +23,9 @@ from worldinfo.engine.gathering import (
     sort_lore,
 )
 from worldinfo.engine.output import RegexHook, assemble, authors_note
+from worldinfo.engine.passes import run_pass
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity, Entry, TokenCounter, WorkingState
 from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
@@ -33,50 +34,8 @@ from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
 from worldinfo.types import Book, ScanState, Settings
 
-Entry = dict[str, JSONValue]
 NO_SCAN_DATA = ScanData()
 DEFAULT_MACROS = Macros()
-TokenCounter = Callable[[str], int]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CharacterIdentity:
-    """What character filters see: the avatar file name without extension and tag ids."""
-
-    file_name: str
-    avatar: str = ""
-    tags: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class _Scan:
-    """The per-call working state; created inside ``check`` and never escapes it."""
-
-    settings: Settings
-    buffer: ScanBuffer
-    timed: TimedEffects
-    entries: list[Entry]
-    index: dict[int, int]
-    rng: Callable[[], float]
-    count_tokens: TokenCounter
-    substitute: Substitute
-    character: CharacterIdentity | None
-    forced: Mapping[str, Entry]
-    budget: int
-    trigger: str
-    state: ScanState = ScanState.INITIAL
-    overflowed: bool = False
-    activated: dict[str, Entry] = field(default_factory=dict)
-    failed: set[int] = field(default_factory=set)
-    all_activated_text: str = ""
-    current_level: JSONValue = 0
-    loop: int = 0
-    trace: Trace | None = None
-    pending_levels: list[JSONValue] = field(default_factory=list)
-    fast: FastScan | None = None
-    skip: bool = False
-    shared: tuple[Entry, ...] | None = None
-    shared_index: dict[int, int] | None = None
 
 
 def compute_budget(settings: Settings, max_context: JSONValue) -> int:
@@ -253,7 +212,7 @@ def _check(
         if "world" in obj and "uid" in obj:
             registry[entry_key(obj)] = dict(obj)
     shared = plan is not None and not trace
-    scan = _Scan(
+    scan = WorkingState(
         settings=settings,
         buffer=buffer,
         timed=timed,
@@ -277,10 +236,10 @@ def _check(
             dynamic_positions(plan, timed.active, registry),
             hash_positions(plan, timed.active.get("sticky", [])),
         )
-        scan.skip = not trace and identity_without_braces(substitute)
+        scan.fast.skip = not trace and identity_without_braces(substitute)
         if shared:
-            scan.shared = plan.entries
-            scan.shared_index = plan.index
+            scan.fast.shared = plan.entries
+            scan.fast.shared_index = plan.index
     _init_delay_levels(scan, plan)
     loops = _run_loops(scan, sources)
 
@@ -308,16 +267,14 @@ def _check(
     )
 
 
-def _init_delay_levels(scan: _Scan, plan: Plan | None) -> None:
+def _init_delay_levels(scan: WorkingState, plan: Plan | None) -> None:
     """R29: the distinct ``delayUntilRecursion`` levels, ascending; the lowest is current."""
     ordered = list(plan.levels) if plan is not None else delay_levels(scan.entries)
     scan.current_level = ordered.pop(0) if ordered else 0
     scan.pending_levels = ordered
 
 
-def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
-    from worldinfo.engine.passes import run_pass
-
+def _run_loops(scan: WorkingState, sources: Sequence[ActivationSource]) -> int:
     count = 0
     max_steps = scan.settings.max_recursion_steps
     while scan.state != ScanState.NONE:
@@ -340,7 +297,7 @@ def _run_loops(scan: _Scan, sources: Sequence[ActivationSource]) -> int:
     return count
 
 
-def _next_state(scan: _Scan, for_recursion: list[Entry]) -> ScanState:
+def _next_state(scan: WorkingState, for_recursion: list[Entry]) -> ScanState:
     """R50: recursion, min-activations widening, or a pending delay level."""
     s = scan.settings
     recursive = _js.truthy(s.recursive)
@@ -374,7 +331,7 @@ def _next_state(scan: _Scan, for_recursion: list[Entry]) -> ScanState:
 
 
 def _scan_done(
-    scan: _Scan,
+    scan: WorkingState,
     sources: Sequence[ActivationSource],
     count: int,
     current: ScanState,

@@ -1,35 +1,30 @@
 """One scan pass (R30-R49): per-entry checks in upstream order, candidate order, inclusion
-groups, probability and the 1.15 budget pass. With tracing on, every decision is noted."""
+groups, then the budget phase (``budget``). With tracing on, every decision is noted."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
 from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
+from worldinfo.engine.state import Entry, WorkingState
 from worldinfo.engine.timed_effects import entry_key
-from worldinfo.trace import TraceEvent
 from worldinfo.types import ScanState
 
-if TYPE_CHECKING:
-    from worldinfo.engine.loop import _Scan
-
-Entry = dict[str, JSONValue]
 Why = tuple[str, dict[str, JSONValue]]
 
 
-def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
+def run_pass(scan: WorkingState) -> tuple[list[Entry], list[Entry]]:
     """Run one pass; return its candidates and its "successful" entries (R49)."""
     nominated: list[Entry] = []
     why: dict[int, Why] = {}
     fast = scan.fast
     if fast is not None:
         fast.begin_pass(scan.state)
-    if fast is not None and scan.skip:
+    if fast is not None and fast.skip:
         _nominate_fast(scan, fast, nominated)
     else:
         _nominate_all(scan, nominated, why)
@@ -59,20 +54,20 @@ def run_pass(scan: _Scan) -> tuple[list[Entry], list[Entry]]:
             state=scan.state,
             timed=scan.timed,
             rng=scan.rng,
-            on_remove=(lambda e, r: _note(scan, e, "skipped", r, {})) if tracing else None,
+            on_remove=(lambda e, r: scan.note(e, "skipped", r, {})) if tracing else None,
             key_test=raw_key_test(scan) if fast is not None else None,
         )
-    _probability_and_budget(scan, candidates, base_tokens)
+    probability_and_budget(scan, candidates, base_tokens)
     if tracing:
         for e in candidates:
             if scan.activated.get(entry_key(e)) is e:
                 reason, detail = why.get(id(e), ("key", {}))
-                _note(scan, e, "activated", reason, detail)
+                scan.note(e, "activated", reason, detail)
     successful = [e for e in candidates if id(e) not in scan.failed]
     return candidates, successful
 
 
-def _nominate_all(scan: _Scan, nominated: list[Entry], why: dict[int, Why]) -> None:
+def _nominate_all(scan: WorkingState, nominated: list[Entry], why: dict[int, Why]) -> None:
     """Candidate selection over every entry (R31), noting reasons when tracing."""
     tracing = scan.trace is not None
     seen: set[int] = set()
@@ -86,7 +81,7 @@ def _nominate_all(scan: _Scan, nominated: list[Entry], why: dict[int, Why]) -> N
             nominated.append(chosen)
 
 
-def _nominate_fast(scan: _Scan, fast: FastScan, nominated: list[Entry]) -> None:
+def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[Entry]) -> None:
     """Candidate selection visiting only the entries that can be nominated or have a side
     effect; the others would be skipped by ``_select`` without calling anything."""
     entries = scan.entries
@@ -113,7 +108,12 @@ def _nominate_fast(scan: _Scan, fast: FastScan, nominated: list[Entry]) -> None:
 
 
 def _trace_selection(
-    scan: _Scan, entry: Entry, chosen: Entry | None, reason: str, warned: int, why: dict[int, Why]
+    scan: WorkingState,
+    entry: Entry,
+    chosen: Entry | None,
+    reason: str,
+    warned: int,
+    why: dict[int, Why],
 ) -> None:
     if reason == "no_primary_match" and scan.buffer.undecided > warned:
         reason = "regex_timeout"
@@ -121,26 +121,10 @@ def _trace_selection(
     if chosen is not None:
         why[id(chosen)] = (reason, detail)
     elif reason not in ("already_active", "failed_before"):
-        _note(scan, entry, "skipped", reason, detail)
+        scan.note(entry, "skipped", reason, detail)
 
 
-def _note(
-    scan: _Scan, entry: Entry, outcome: str, reason: str, detail: dict[str, JSONValue]
-) -> None:
-    assert scan.trace is not None
-    event = TraceEvent(
-        loop=scan.loop,
-        state=scan.state.name,
-        world=entry.get("world"),
-        uid=entry.get("uid"),
-        outcome=outcome,
-        reason=reason,
-        detail=detail,
-    )
-    scan.trace.record(entry_key(entry), event)
-
-
-def _explain(scan: _Scan, entry: Entry) -> dict[str, JSONValue]:
+def _explain(scan: WorkingState, entry: Entry) -> dict[str, JSONValue]:
     """The first primary key that matches, and the part of the scan text it was found in."""
     buf = scan.buffer
     probe = Probe(scan, entry)
@@ -156,7 +140,7 @@ def _explain(scan: _Scan, entry: Entry) -> dict[str, JSONValue]:
     return {}
 
 
-def _filtered_by_character(scan: _Scan, entry: Entry) -> str:
+def _filtered_by_character(scan: WorkingState, entry: Entry) -> str:
     """R31 steps 3-4: character name and tag filters; the skip reason, or ``""``."""
     cf = entry.get("characterFilter", UNDEFINED)
     if not _js.truthy(cf) or not isinstance(cf, dict):
@@ -182,7 +166,7 @@ def _filtered_by_character(scan: _Scan, entry: Entry) -> str:
     return ""
 
 
-def _select(scan: _Scan, entry: Entry) -> tuple[Entry | None, str]:
+def _select(scan: WorkingState, entry: Entry) -> tuple[Entry | None, str]:
     """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why."""
     key = entry_key(entry)
     if id(entry) in scan.failed:
@@ -235,70 +219,3 @@ def _select(scan: _Scan, entry: Entry) -> tuple[Entry | None, str]:
         return entry, "sticky"
     reason = keys_match(scan, entry)
     return (entry if reason == "key" else None), reason
-
-
-def _probability_and_budget(scan: _Scan, candidates: list[Entry], base_tokens: int) -> None:
-    """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
-    fast = scan.fast
-    if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
-        remaining_ignore = 0
-    else:
-        remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
-    new_content = ""
-    tracing = scan.trace is not None
-    for i, entry in enumerate(candidates):
-        ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
-        if ignore:
-            remaining_ignore -= 1
-        if scan.overflowed and not ignore:
-            if remaining_ignore > 0:
-                if tracing:
-                    _note(scan, entry, "skipped", "budget_skipped", {})
-                continue
-            if tracing:
-                for rest in candidates[i:]:
-                    _note(scan, rest, "skipped", "budget_skipped", {})
-            break
-        if (
-            _js.truthy(entry.get("useProbability", UNDEFINED))
-            and not _js.strict_eq(entry.get("probability", UNDEFINED), 100)
-            and not scan.timed.is_active("sticky", entry)
-        ):
-            roll = scan.rng() * 100
-            if not _js.le(roll, entry.get("probability", UNDEFINED)):
-                scan.failed.add(id(entry))
-                if tracing:
-                    _note(scan, entry, "skipped", "probability", {"roll": roll})
-                continue
-        content = scan.substitute(entry.get("content", ""))
-        pos = scan.index.get(id(entry)) if fast is not None else None
-        if scan.shared is not None and pos is not None:
-            entry = _own(scan, candidates, i, entry, pos)
-        entry["content"] = content
-        new_content += entry["content"] + "\n"
-        if not ignore:
-            used = base_tokens + scan.count_tokens(new_content)
-            if used >= scan.budget:
-                scan.overflowed = True
-                if tracing:
-                    _note(scan, entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
-                continue
-        key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
-        scan.activated[key] = entry
-
-
-def _own(scan: _Scan, candidates: list[Entry], i: int, entry: Entry, pos: int) -> Entry:
-    """Copy a prepared (shared) entry before the scan writes to it, and use the copy from
-    now on wherever the scan holds the entry: upstream mutates a per-scan clone (R27)."""
-    assert scan.shared is not None
-    if scan.shared[pos] is not entry:
-        return entry
-    assert scan.fast is not None
-    scan.fast.plan.ensure_hash(pos)
-    copy = dict(entry)
-    if scan.index is scan.shared_index:
-        scan.index = dict(scan.index)
-    scan.index[id(copy)] = pos
-    scan.entries[pos] = copy
-    candidates[i] = copy
-    return copy

@@ -12,165 +12,39 @@ The checks follow the spec's quirks (Q4, Q5, Q7, Q8, Q11, Q13, Q22, Q24) and the
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from worldinfo import _js
-from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.types import Book, Entry, Settings
+from worldinfo.lint import books as _lint_books
+from worldinfo.lint import entry as _lint_entry
+from worldinfo.lint import keys as _lint_keys
+from worldinfo.lint.model import (
+    CODES,
+    SEVERITIES,
+    Finding,
+    LintOptions,
+    Located,
+    count_by_code,
+    is_enabled,
+    locate,
+)
+from worldinfo.types import Book
 
-SEVERITIES = ("error", "warning", "info")
+DEFAULT_OPTIONS = LintOptions()
 
-CODES: Mapping[str, tuple[str, str]] = {
-    "WI000": ("error", "file cannot be imported"),
-    "WI001": ("warning", "empty key never matches"),
-    "WI002": ("error", "whitespace-only key matches everything"),
-    "WI003": ("warning", "key fires on almost every message"),
-    "WI004": ("warning", "very short key matches inside other words"),
-    "WI005": ("info", "redundant key"),
-    "WI010": ("error", "regex-shaped key is matched as plain text"),
-    "WI011": ("error", "catastrophic regex key"),
-    "WI012": ("error", "regex key can never match"),
-    "WI013": ("warning", "regex key matches every scan text"),
-    "WI014": ("warning", "regex anchor does not mean what it seems"),
-    "WI020": ("warning", "entry has no usable primary key"),
-    "WI021": ("error", "selectiveLogic is not 0-3: the entry never activates"),
-    "WI022": ("error", "secondary-key logic can never pass"),
-    "WI023": ("info", "secondary keys are ignored"),
-    "WI024": ("warning", "scanDepth 0: the entry scans nothing"),
-    "WI030": ("warning", "delayUntilRecursion but nothing can recurse into it"),
-    "WI031": ("warning", "delayUntilRecursion with excludeRecursion"),
-    "WI040": ("error", "outlet position without outletName"),
-    "WI041": ("error", "unknown position: content is left out"),
-    "WI042": ("warning", "@depth entry without a depth"),
-    "WI050": ("error", "unknown generation trigger"),
-    "WI051": ("warning", "triggers is not a list"),
-    "WI060": ("warning", "probability never passes"),
-    "WI070": ("warning", "constant entries alone exceed the budget"),
-    "WI071": ("warning", "entry alone exceeds the budget"),
-    "WI080": ("error", "duplicate uid"),
-    "WI090": ("warning", "groupOverride tie"),
-    "WI091": ("warning", "group name with stray whitespace"),
-    "WI100": ("warning", "decorator SillyTavern ignores"),
-    "WI101": ("error", "decorator with trailing characters has no effect"),
-    "WI102": ("warning", "content is only decorator lines"),
-}
-"""Every code: default severity and a short title."""
+__all__ = [
+    "CODES",
+    "SEVERITIES",
+    "Finding",
+    "LintOptions",
+    "Located",
+    "count_by_code",
+    "is_enabled",
+    "lint",
+    "locate",
+]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
-    """One problem.
-
-    Args:
-        code: the stable code (a key of ``CODES``).
-        severity: ``error``, ``warning`` or ``info``.
-        json_path: where, in SillyTavern world form (``$.entries.3.key.0``).
-        message: what SillyTavern will do, in a sentence or two.
-        book: the book name.
-        uid: the entry's uid (``None`` for book-level findings).
-    """
-
-    code: str
-    severity: str
-    json_path: str
-    message: str
-    book: str = ""
-    uid: JSONValue = None
-
-    def to_json(self) -> dict[str, JSONValue]:
-        """Plain JSON form."""
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "book": self.book,
-            "uid": self.uid,
-            "json_path": self.json_path,
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LintOptions:
-    """What the scan will look like.
-
-    Args:
-        settings: the World Info settings (budget, matching defaults, recursion).
-        max_context: the context size the budget percentage applies to.
-        recursion_known: ``settings.recursive`` is the user's real setting; when ``False``
-            the delay-until-recursion check reports what holds with recursion on or off.
-        regex_timeout: seconds allowed per adversarial regex test.
-    """
-
-    settings: Settings = field(default_factory=Settings)
-    max_context: int = 8192
-    recursion_known: bool = False
-    regex_timeout: float = 0.1
-
-    @property
-    def budget(self) -> int:
-        """The token budget as the scan computes it (R28 step 4)."""
-        s = self.settings
-        raw = _js.js_round(_js.to_number(s.budget) * self.max_context / 100)
-        budget = 1 if math.isnan(raw) or raw == 0 else int(raw) if math.isfinite(raw) else 10**9
-        cap = _js.to_number(s.budget_cap)
-        if cap > 0 and budget > cap:
-            budget = int(cap)
-        return budget
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Located:
-    """An entry with the names the findings need."""
-
-    book: str
-    entry: Entry
-    path: str
-
-    @property
-    def data(self) -> Mapping[str, JSONValue]:
-        """The entry object."""
-        return self.entry.data
-
-    def get(self, name: str) -> JSONValue:
-        """A field, ``undefined`` when missing."""
-        return self.entry.data.get(name, UNDEFINED)
-
-    def finding(self, code: str, where: str, *, message: str, severity: str = "") -> Finding:
-        """A finding about field ``where`` of this entry (``""``: the entry itself)."""
-        return Finding(
-            code=code,
-            severity=severity or CODES[code][0],
-            json_path=f"{self.path}.{where}" if where else self.path,
-            message=message,
-            book=self.book,
-            uid=self.entry.uid,
-        )
-
-
-def locate(books: Iterable[Book]) -> list[Located]:
-    """Every entry of every book with its JSON path (``$.entries.<uid>``; a repeated uid is
-    written ``<uid>#<position>``)."""
-    out = []
-    for book in books:
-        used: set[str] = set()
-        for i, entry in enumerate(book.entries or ()):
-            uid = entry.data.get("uid", i)
-            key = _js.to_string(uid)
-            if key in used:
-                key = f"{key}#{i}"
-            used.add(key)
-            out.append(Located(book=book.name, entry=entry, path=f"$.entries.{key}"))
-    return out
-
-
-def is_enabled(e: Located) -> bool:
-    """Not disabled (``disable`` loosely equal to ``true`` disables, R31 step 2)."""
-    return not _js.loose_eq_true(e.get("disable"))
-
-
-def lint(books: Sequence[Book], options: LintOptions = LintOptions()) -> list[Finding]:
+def lint(books: Sequence[Book], options: LintOptions = DEFAULT_OPTIONS) -> list[Finding]:
     """Run every check over books bound together.
 
     Args:
@@ -180,9 +54,6 @@ def lint(books: Sequence[Book], options: LintOptions = LintOptions()) -> list[Fi
     Returns:
         Every finding, book by book and entry by entry, then the cross-entry ones.
     """
-    from worldinfo.lint import books as _lint_books
-    from worldinfo.lint import entry as _lint_entry
-    from worldinfo.lint import keys as _lint_keys
 
     located = locate(books)
     findings: list[Finding] = []
@@ -193,11 +64,3 @@ def lint(books: Sequence[Book], options: LintOptions = LintOptions()) -> list[Fi
         findings += _lint_entry.check_entry(e, options)
     findings += _lint_books.check_books(located, options)
     return findings
-
-
-def count_by_code(findings: Iterable[Finding]) -> dict[str, int]:
-    """How many findings per code, sorted by code."""
-    out: dict[str, int] = {}
-    for f in sorted(findings, key=lambda f: f.code):
-        out[f.code] = out.get(f.code, 0) + 1
-    return out

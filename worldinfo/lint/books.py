@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.lint import Finding, LintOptions, Located, is_enabled
+from worldinfo.lint.model import Finding, LintOptions, Located, is_enabled
 
 
 def check_books(located: list[Located], options: LintOptions) -> list[Finding]:

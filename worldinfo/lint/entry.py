@@ -7,7 +7,7 @@ import math
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED
-from worldinfo.lint import Finding, LintOptions, Located
+from worldinfo.lint.model import Finding, LintOptions, Located
 from worldinfo.types import GENERATION_TYPES
 
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from worldinfo import _js
-from worldinfo.lint import Finding, Located, locate
+from worldinfo.lint.model import Finding, Located, locate
 from worldinfo.replay.stats import EntryStats, ReplayStats
 from worldinfo.types import Book
 

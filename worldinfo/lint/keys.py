@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import regex_key
-from worldinfo.lint import Finding, LintOptions, Located
+from worldinfo.lint.model import Finding, LintOptions, Located
 from worldinfo.lint.regex import diagnose
 from worldinfo.lint.words import COMMON_WORDS, NAME_MACROS
 

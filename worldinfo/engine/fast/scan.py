@@ -49,6 +49,9 @@ class FastScan:
         self._recurse_count = 0
         self._recurse_ids: frozenset[int] = frozenset()
         self._visit: dict[int, tuple[frozenset[int] | set[int], set[int]]] = {}
+        self.skip = False  # ``_select`` may be skipped for undecided plain entries
+        self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
+        self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
 
     def begin_pass(self, state: ScanState) -> None:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
