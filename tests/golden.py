@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from known_divergences import KNOWN_DIVERGENCES
+from shared import skip
 
 from worldinfo.conformance import Outcome, run_file
 
@@ -54,4 +55,6 @@ def check_outcome(path: Path, case_id: str) -> None:
     """Fail with the runner's first difference unless ``case_id`` passed."""
     got = outcomes(path).get(case_id)
     assert got is not None, f"{case_id}: the runner produced no outcome"
+    if got.skipped:
+        skip(got.skipped)
     assert got.ok, got.detail

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from shared import corpus_file, corpus_names
 
 from worldinfo import importers
 from worldinfo._js import canonical, stringify
 from worldinfo.importers.export import card_json, png_card_bytes, world_json
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("WORLDINFO_CORPUS") or ROOT.parent / "shared" / "corpus")
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots" / "import"
 
 # MANIFEST.md: these two must be rejected; every other file imports.
@@ -43,13 +41,7 @@ EXPECTED_FORMAT = {
 
 
 def corpus_files() -> list[str]:
-    files = sorted(
-        str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".md"
-    )
-    return files
-
-
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
+    return corpus_names()
 
 
 def _hash(s: str) -> str:
@@ -100,16 +92,16 @@ def test_manifest_verdict(rel: str) -> None:
     """Imports, or is rejected with a clear message, exactly as MANIFEST.md says."""
     if rel in REJECTED:
         with pytest.raises(importers.LorebookImportError) as info:
-            importers.load(CORPUS / rel)
+            importers.load(corpus_file(rel))
         err = info.value
         assert err.file.endswith(Path(rel).name)
         assert err.format == "novelai-lorebook"
         assert REJECTED[rel] in str(err)
-        assert list(importers.iter_problems(CORPUS / rel)) == list(err.problems)
+        assert list(importers.iter_problems(corpus_file(rel))) == list(err.problems)
         return
-    imp = importers.load(CORPUS / rel)
+    imp = importers.load(corpus_file(rel))
     assert imp.format in EXPECTED_FORMAT[rel.split("/")[0]]
-    assert list(importers.iter_problems(CORPUS / rel)) == []
+    assert list(importers.iter_problems(corpus_file(rel))) == []
     for book in imp.books:
         for e in book.entries or ():
             assert e.origin is not None and e.origin.format == imp.format
@@ -119,7 +111,7 @@ def test_manifest_verdict(rel: str) -> None:
 @pytest.mark.parametrize("rel", [r for r in corpus_files() if r not in REJECTED])
 def test_snapshot(rel: str, snapshot: Any) -> None:
     """The normalised import result is stable (review changes, then --snapshot-update)."""
-    imp = importers.load(CORPUS / rel)
+    imp = importers.load(corpus_file(rel))
     hide = Path(rel).name.startswith(STRUCTURE_ONLY)
     view = {
         "format": imp.format,
@@ -135,7 +127,7 @@ def test_snapshot(rel: str, snapshot: Any) -> None:
 @pytest.mark.parametrize("rel", [r for r in corpus_files() if r not in REJECTED])
 def test_round_trip(rel: str) -> None:
     """Import -> export (its natural format) -> import is the identity on the model."""
-    path = CORPUS / rel
+    path = corpus_file(rel)
     hide = path.name.startswith(STRUCTURE_ONLY)  # failure diffs must not show their text
     imp = importers.load(path)
     if imp.format.startswith("card-"):

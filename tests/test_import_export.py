@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import struct
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from shared import corpus_file
 
 from worldinfo import importers
 from worldinfo._js import canonical, stringify
@@ -24,10 +24,6 @@ from worldinfo.importers.export import (
 )
 from worldinfo.importers.limits import DEFAULT_LIMITS
 from worldinfo.importers.png import iter_chunks, replace_text_chunks
-
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("WORLDINFO_CORPUS") or ROOT.parent / "shared" / "corpus")
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
 
 
 def _json(obj: Any, name: str = "x.json", **kw: Any) -> importers.Imported:
@@ -45,7 +41,7 @@ def _text_chunks(raw: bytes) -> list[tuple[str, Any]]:
 
 
 def test_png_writing_keeps_other_chunks_and_replaces_both_text_chunks(tmp_path: Path) -> None:
-    src = CORPUS / "card_png" / "st-content-sakana.png"  # eXIf chunk, 14-entry book
+    src = corpus_file("card_png/st-content-sakana.png")  # eXIf chunk, 14-entry book
     raw = src.read_bytes()
     imp = importers.load(src)
     card = card_json(imp.book, card=imp.card, v3=False)
@@ -72,7 +68,7 @@ def test_png_writing_keeps_other_chunks_and_replaces_both_text_chunks(tmp_path: 
 
 
 def test_st_reverse_mapping_fields() -> None:
-    book = importers.load(CORPUS / "st_world" / "st-default-eldoria.json").books[0]
+    book = importers.load(corpus_file("st_world/st-default-eldoria.json")).books[0]
     cb = character_book(book, st_exact=True)
     assert cb["name"] == "st-default-eldoria" and cb["extensions"] == {}
     first, data = cb["entries"][0], dict((book.entries or ())[0].data)
@@ -101,7 +97,7 @@ def test_world_to_card_and_back(rel: str) -> None:
     """Through a card: every field survives except extensions, which only grow, and null
     values, which a card cannot carry (they come back as the importer's default); one more
     round trip changes nothing (a fixed point)."""
-    book = importers.load(CORPUS / rel).books[0]
+    book = importers.load(corpus_file(rel)).books[0]
     once = _json(card_json(book, v3=True), "c.json").books[0]
     twice = _json(card_json(once, v3=True), "c.json").books[0]
     for a, b in zip(book.entries or (), once.entries or (), strict=True):
@@ -115,7 +111,7 @@ def test_world_to_card_and_back(rel: str) -> None:
 
 
 def test_unchanged_card_book_is_written_back_as_is() -> None:
-    imp = importers.load(CORPUS / "card_png" / "cf-arleigh.png")
+    imp = importers.load(corpus_file("card_png/cf-arleigh.png"))
     book = imp.books[0]
     assert character_book(book) == book.extra["originalData"]
     assert character_book(book, st_exact=True) != book.extra["originalData"]
@@ -183,7 +179,7 @@ def test_modern_chat_with_metadata() -> None:
 
 
 def test_story_unwrapped_by_default_but_not_in_st_mode() -> None:
-    path = CORPUS / "novelai" / "nai-tamriel-story-v1-lorebook.story"
+    path = corpus_file("novelai/nai-tamriel-story-v1-lorebook.story")
     assert len(importers.load(path).books[0].entries or ()) == 100
     with pytest.raises(importers.LorebookImportError):
         importers.load(path, st_compatible=True)
@@ -276,13 +272,14 @@ def test_kobold_mapping() -> None:
 
 def test_cli_import_and_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "w.json"
-    assert main(["import", str(CORPUS / "risu" / "risu-merry-rpg-ko.json"), "-o", str(out)]) == 0
-    assert len(json.loads(out.read_text(encoding="utf-8"))["entries"]) == 2
+    src = corpus_file("st_world/st-2023-toaru.json")
+    assert main(["import", str(src), "-o", str(out)]) == 0
+    assert len(json.loads(out.read_text(encoding="utf-8"))["entries"]) == 18
     png = tmp_path / "c.png"
-    src = CORPUS / "card_png" / "st-default-seraphina.png"
+    src = corpus_file("card_png/st-default-seraphina.png")
     assert main(["import", str(src), "--to", "card-v2", "-o", str(png)]) == 0
     assert importers.load(png).character.name == "Seraphina"  # type: ignore[union-attr]
-    bad = CORPUS / "novelai" / "nai-ripple-truncated.lorebook"
+    bad = corpus_file("novelai/nai-ripple-truncated.lorebook")
     capsys.readouterr()
     assert main(["validate", str(out), str(bad)]) == 1
     text = capsys.readouterr().out

@@ -1,7 +1,7 @@
 """SillyTavern's own import conversions (``golden/import``, ``st-import-golden/1``).
 
-The inputs live in the shared corpus (``../shared/corpus`` or ``$WORLDINFO_CORPUS``); a
-missing corpus fails these tests rather than skipping them.
+The inputs are corpus files (the shared corpus, else the bundled copies in
+``tests/data/corpus``); a case whose input is in neither skips, naming the file.
 """
 
 from __future__ import annotations

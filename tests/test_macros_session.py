@@ -137,3 +137,24 @@ def test_keys_without_braces_never_reach_the_evaluator(monkeypatch: pytest.Monke
     assert [e["content"] for e in result.activated] == ["Ann at the tower"]
     assert not any(isinstance(v, str) and v.startswith(("word", "other")) for v in calls)
     assert "{{user}} at the tower" in calls  # content with a macro is evaluated
+
+
+def test_the_trust_policy_denies_variable_writes_while_an_untrusted_book_is_loaded() -> None:
+    from dataclasses import replace
+
+    from worldinfo.trust import TrustPolicy
+    from worldinfo.types import Origin
+
+    untrusted = Origin(file="shared.json", format="st-world", container="shared", trusted=False)
+    entry = Entry.new(0, key=["tower"], content="{{setvar::q::1}}{{getvar::q}}")
+    denied = _session([replace(entry, origin=untrusted)])
+    assert denied.generate("normal").activated[0]["content"] == "1"  # same text as upstream
+    assert denied.chat_metadata.get("variables", {}) == {}
+    allowed = _session(
+        [replace(entry, origin=untrusted)], trust=TrustPolicy(allow_variable_writes=True)
+    )
+    allowed.generate("normal")
+    assert allowed.chat_metadata["variables"] == {"q": "1"}
+    trusted = _session([entry])
+    trusted.generate("normal")
+    assert trusted.chat_metadata["variables"] == {"q": "1"}

@@ -9,8 +9,8 @@ from worldinfo.sources.memory_mode import (
     MemoryPlacement,
     MemorySource,
     as_scanned,
-    memory_source,
 )
+from worldinfo.sources.memory_open import memory_source
 from worldinfo.sources.retriever_entries import VectorizedEntriesSource
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore

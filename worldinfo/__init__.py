@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+"""The package version; ``pyproject.toml`` reads it from here (single source)."""
+
 from worldinfo.engine.buffer import ScanData
 from worldinfo.engine.gathering import BookSelection
 from worldinfo.engine.loop import check

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -124,6 +124,7 @@ class Session:
         self.allow_wi_scan = allow_wi_scan
         self.rng = CountingRng(rng or random.Random().random)
         self.count_tokens = count_tokens
+        self.trust = trust
         # --- macros (full evaluator unless a factory is given) ---
         self.macro_context = macro_context or MacroContext(
             clock=system_clock, random=random.Random().random
@@ -139,7 +140,6 @@ class Session:
         self._custom_macros = substitute is not None
         self.regex_hook = regex_hook
         self.sources = list(sources)
-        self.trust = trust
         self.regex_limits = regex_limits
         self.regex_memo = TimeoutMemo()
         """Regex keys that timed out on a scan text: not run on that text again."""
@@ -345,11 +345,17 @@ class Session:
                 max_context=self.max_context,
             ),
             state=state_of(self.chat_metadata, self.global_variables),
-            settings=self.macro_settings,
+            settings=self._macro_settings(),
         )
         if macros.identity_without_braces:
             macros.prime()  # a generation always evaluates something: chat_id_hash is set
         return macros
+
+    def _macro_settings(self) -> MacroSettings:
+        """The evaluator's settings, without variable writes where the trust policy says so."""
+        if self.trust.macro_writes(self.books.values()):
+            return self.macro_settings
+        return replace(self.macro_settings, variable_writes=False, global_writes=False)
 
     def _begin_macros(self, type: str) -> None:
         """Rebuild the full evaluator on the current chat (after storing its variables)."""

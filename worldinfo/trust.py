@@ -12,7 +12,11 @@ denied; each is one switch, and every default denies it:
 * regex keys, and keys that match almost any text (empty or blank once trimmed, shorter
   than ``min_key_length`` characters, or without any letter or digit): refused on the key
   as it is about to be matched, after macro substitution (``key_refusal``), so a macro
-  cannot turn a plain-looking key into a pattern.
+  cannot turn a plain-looking key into a pattern;
+* storing variables through the ``{{setvar}}`` family of macros (local and global): the macro
+  evaluator gets no write access while any loaded book holds an untrusted entry
+  (``macro_writes``; the evaluator is called per text, not per entry, so the switch is per
+  session).
 
 A refused key never matches. Entries without an ``Origin`` and trusted ones are untouched,
 so every golden case is scanned exactly as before.
@@ -48,6 +52,8 @@ class TrustPolicy:
         allow_ignore_budget: keep ``ignoreBudget`` (insertion past the token budget).
         allow_system_at_depth_zero: keep the system role for at-depth entries at depth 0.
         allow_broad_keys: match keys that match almost any text (see the module docs).
+        allow_variable_writes: let ``{{setvar}}``-family macros store variables while an
+            untrusted entry is loaded.
         min_key_length: the shortest key (characters, trimmed) that is not "broad".
     """
 
@@ -58,7 +64,12 @@ class TrustPolicy:
     allow_ignore_budget: bool = False
     allow_system_at_depth_zero: bool = False
     allow_broad_keys: bool = False
+    allow_variable_writes: bool = False
     min_key_length: int = 2
+
+    def macro_writes(self, books: Iterable[Book | None]) -> bool:
+        """May the macro evaluator store variables while ``books`` are loaded?"""
+        return self.allow_variable_writes or not untrusted_keys(books)
 
 
 DEFAULT_TRUST = TrustPolicy()

@@ -16,136 +16,50 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo import _js
-from worldinfo._js import JSONValue
+from worldinfo.authortest.loader import load_suite
+from worldinfo.authortest.model import (
+    SUFFIX,
+    AuthorTestError,
+    Case,
+    CaseResult,
+    Importer,
+    Ref,
+    Step,
+    Suite,
+)
 from worldinfo.session import Session
 from worldinfo.trace import TraceEvent
-from worldinfo.types import Book, Character, Message, Persona, Settings
 
-SUFFIX = ".witest.json"
-
-
-class AuthorTestError(Exception):
-    """A test file cannot be used.
-
-    Args:
-        file: the test file.
-        json_path: where in it (``$.cases.2.fire.0``).
-        message: what is wrong.
-    """
-
-    def __init__(self, file: str, json_path: str, *, message: str) -> None:
-        super().__init__(f"{file}: {json_path}: {message}")
-        self.file = file
-        self.json_path = json_path
-        self.message = message
+__all__ = [
+    "SUFFIX",
+    "AuthorTestError",
+    "Case",
+    "CaseResult",
+    "Importer",
+    "Ref",
+    "Step",
+    "Suite",
+    "case_lines",
+    "load",
+    "run",
+    "run_case",
+    "run_file",
+]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Ref:
-    """A resolved entry reference: book, uid and how the author wrote it."""
-
-    world: str
-    uid: JSONValue
-    label: str
-
-    @property
-    def key(self) -> str:
-        """The ``world.uid`` key SillyTavern tracks activations by."""
-        return f"{self.world}.{_js.to_string(self.uid)}"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Step:
-    """A later generation in the same chat (timed effects carry over): messages added first,
-    then one scan and its expectations."""
-
-    append: tuple[Message, ...] = ()
-    type: str = "normal"
-    fire: tuple[Ref, ...] = ()
-    not_fire: tuple[Ref, ...] = ()
-    only: bool = False
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Case:
-    """One scan and its expectations, optionally followed by later steps (``then``)."""
-
-    name: str
-    index: int
-    chat: tuple[Message, ...]
-    type: str = "normal"
-    settings: Settings = field(default_factory=Settings)
-    seed: int = 1
-    max_context: int | None = None
-    fire: tuple[Ref, ...] = ()
-    not_fire: tuple[Ref, ...] = ()
-    only: bool = False
-    then: tuple[Step, ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Suite:
-    """A loaded test file."""
-
-    path: Path
-    books: Mapping[str, Book]
-    global_books: tuple[str, ...]
-    character: Character | None
-    persona: Persona
-    max_context: int
-    cases: tuple[Case, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CaseResult:
-    """The outcome of one case.
-
-    Attributes:
-        missing: ``fire`` entries that did not activate, with the trace's reason.
-        unexpected: entries that activated but must not (``not_fire``, or anything outside
-            ``fire`` with ``only``), with the reason they activated.
-        activated: every ``world.uid`` activated by the last scan.
-        error: set when SillyTavern would stop the generation with an error.
-    """
-
-    case: Case
-    missing: tuple[str, ...] = ()
-    unexpected: tuple[str, ...] = ()
-    activated: tuple[str, ...] = ()
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether every expectation held."""
-        return not self.missing and not self.unexpected and self.error is None
-
-    def describe(self) -> str:
-        """One line: why the case failed (``"ok"`` when it passed)."""
-        if self.error is not None:
-            return f"the scan failed: {self.error}"
-        parts = []
-        if self.missing:
-            parts.append("did not fire: " + "; ".join(self.missing))
-        if self.unexpected:
-            parts.append("fired but must not: " + "; ".join(self.unexpected))
-        return " | ".join(parts) or "ok"
-
-
-def load(path: str | Path) -> Suite:
-    """Read, validate and resolve a test file.
+def load(path: str | Path, *, importer: Importer, text: str | None = None) -> Suite:
+    """Read, validate and resolve a test file (``text``: its contents, already read; book
+    paths are still relative to ``path``'s folder).
 
     Raises:
         AuthorTestError: the file is unreadable, breaks the schema, names a book that cannot
             be imported, or refers to an entry that does not exist (or is ambiguous).
     """
-    from worldinfo.authortest.loader import load_suite
-
-    return load_suite(Path(path))
+    return load_suite(Path(path), importer=importer, text=text)
 
 
 def run(suite: Suite) -> list[CaseResult]:
@@ -153,9 +67,9 @@ def run(suite: Suite) -> list[CaseResult]:
     return [run_case(suite, case) for case in suite.cases]
 
 
-def run_file(path: str | Path) -> list[CaseResult]:
+def run_file(path: str | Path, *, importer: Importer) -> list[CaseResult]:
     """``run(load(path))``."""
-    return run(load(path))
+    return run(load(path, importer=importer))
 
 
 def run_case(suite: Suite, case: Case) -> CaseResult:

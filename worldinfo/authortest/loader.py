@@ -11,19 +11,17 @@ from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.authortest import AuthorTestError, Case, Ref, Step, Suite
+from worldinfo.authortest.model import AuthorTestError, Case, Importer, Ref, Step, Suite
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 _SPEAKER = re.compile(r"([^:\n]{1,80}): (.*)\Z", re.DOTALL)
 
 
-def schema_problems(data: JSONValue) -> list[tuple[str, str]]:
+def schema_problems(data: JSONValue, *, importer: Importer) -> list[tuple[str, str]]:
     """Every schema violation as ``(json_path, message)``, the most relevant first."""
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
-    from worldinfo.importers.schema import validator
-
-    errors = list(validator("authortest").iter_errors(data))
+    errors = list(importer.validator("authortest").iter_errors(data))
     if not errors:
         return []
     best = best_match(errors)
@@ -42,21 +40,21 @@ class _Books:
     character: Character | None = None
 
 
-def load_suite(path: Path) -> Suite:
-    """Read and resolve a test file (see ``worldinfo.authortest.loader``)."""
+def load_suite(path: Path, *, importer: Importer, text: str | None = None) -> Suite:
+    """Read and resolve a test file (see ``worldinfo.authortest.load``)."""
     file = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8") if text is None else text)
     except OSError as exc:
         raise AuthorTestError(file, "$", message=f"cannot read: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise AuthorTestError(file, "$", message=f"not JSON: {exc}") from None
-    problems = schema_problems(data)
+    problems = schema_problems(data, importer=importer)
     if problems:
         where, message = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise AuthorTestError(file, where, message=message + more)
-    read = _read_books(path, data["books"])
+    read = _read_books(path, data["books"], importer=importer)
     persona_obj = data.get("persona") or {}
     persona = Persona(
         name=persona_obj.get("name", "User"), description=persona_obj.get("description", "")
@@ -64,7 +62,7 @@ def load_suite(path: Path) -> Suite:
     character = read.character
     c = data.get("character")
     if isinstance(c, str):
-        character = _read_card(path, c, read=read)
+        character = _read_card(path, c, read=read, importer=importer)
     elif isinstance(c, dict):
         character = Character(
             name=c["name"],
@@ -78,7 +76,16 @@ def load_suite(path: Path) -> Suite:
         )
     top_settings = data.get("settings") or {}
     cases = tuple(
-        _case(file, obj, i=i, books=read.books, persona=persona, settings=top_settings, seed=data)
+        _case(
+            file,
+            obj,
+            i=i,
+            books=read.books,
+            persona=persona,
+            settings=top_settings,
+            seed=data,
+            importer=importer,
+        )
         for i, obj in enumerate(data["cases"])
     )
     return Suite(
@@ -92,21 +99,19 @@ def load_suite(path: Path) -> Suite:
     )
 
 
-def _import(path: Path, rel: str, *, where: str) -> Any:
-    from worldinfo import importers
-
+def _import(path: Path, rel: str, *, where: str, importer: Importer) -> Any:
     target = path.parent / rel
-    result, _, fmt, problems = importers.analyse(target)
+    result, _, fmt, problems = importer.analyse(target)
     if result is None:
         first = f": {problems[0]}" if problems else ""
         raise AuthorTestError(str(path), where, message=f"cannot import {rel} as {fmt}{first}")
     return result
 
 
-def _read_books(path: Path, rels: list[str]) -> _Books:
+def _read_books(path: Path, rels: list[str], *, importer: Importer) -> _Books:
     read = _Books()
     for i, rel in enumerate(rels):
-        result = _import(path, rel, where=f"$.books.{i}")
+        result = _import(path, rel, where=f"$.books.{i}", importer=importer)
         for book in result.books:
             read.books[book.name] = book
         if result.character is not None:
@@ -116,8 +121,8 @@ def _read_books(path: Path, rels: list[str]) -> _Books:
     return read
 
 
-def _read_card(path: Path, rel: str, *, read: _Books) -> Character:
-    result = _import(path, rel, where="$.character")
+def _read_card(path: Path, rel: str, *, read: _Books, importer: Importer) -> Character:
+    result = _import(path, rel, where="$.character", importer=importer)
     if result.character is None:
         raise AuthorTestError(str(path), "$.character", message=f"{rel} is not a character card")
     for book in result.books:
@@ -142,10 +147,12 @@ def _message(obj: JSONValue, persona: Persona) -> Message:
     return Message(name=name, mes=m.group(2), is_user=name == persona.name)
 
 
-def _chat(file: str, chat: JSONValue, *, where: str, persona: Persona) -> tuple[Message, ...]:
+def _chat(
+    file: str, chat: JSONValue, *, where: str, persona: Persona, importer: Importer
+) -> tuple[Message, ...]:
     if isinstance(chat, list):
         return tuple(_message(m, persona) for m in chat)
-    result = _import(Path(file), str(chat), where=where)
+    result = _import(Path(file), str(chat), where=where, importer=importer)
     if not result.chat:
         raise AuthorTestError(file, where, message=f"{chat} holds no chat messages")
     return tuple(result.chat)
@@ -160,13 +167,14 @@ def _case(
     persona: Persona,
     settings: Mapping[str, JSONValue],
     seed: Mapping[str, Any],
+    importer: Importer,
 ) -> Case:
     where = f"$.cases.{i}"
     first = _step(file, obj, where=where, books=books, persona=persona)
     return Case(
         name=obj["name"],
         index=i,
-        chat=_chat(file, obj["chat"], where=f"{where}.chat", persona=persona),
+        chat=_chat(file, obj["chat"], where=f"{where}.chat", persona=persona, importer=importer),
         type=first.type,
         settings=Settings.from_json({**settings, **(obj.get("settings") or {})}),
         seed=int(obj.get("seed", seed.get("seed", 1))),

@@ -3,32 +3,53 @@
 from __future__ import annotations
 
 import argparse
-import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
 from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
-from worldinfo.macros import MacroContext, MacroSettings
+from worldinfo.cli._conventions import (
+    STDIN_NAME,
+    STDIO,
+    check_stdin_once,
+    input_source,
+    read_input,
+)
+from worldinfo.cli._settings import defaults_help, flag_type, int_range, read_settings_file
+from worldinfo.macros import MacroContext
 from worldinfo.session import Session
-from worldinfo.types import Book, Character, Message, Persona, Settings
+from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 if TYPE_CHECKING:
     from worldinfo.importers import Limits
 
-SETTING_FLAGS = {
-    "depth": int,
-    "budget": int,
-    "budget_cap": int,
-    "min_activations": int,
-    "min_activations_depth_max": int,
-    "max_recursion_steps": int,
-    "character_strategy": int,
-}
+SETTING_FLAGS = (
+    "depth",
+    "budget",
+    "budget_cap",
+    "min_activations",
+    "min_activations_depth_max",
+    "max_recursion_steps",
+    "character_strategy",
+)
 SWITCHES = ("recursive", "case_sensitive", "match_whole_words", "use_group_scoring")
+_FLAG_HELP = {
+    "depth": "messages scanned, newest first",
+    "budget": "token budget in %% of --max-context",
+    "budget_cap": "absolute token cap of the budget (0 = none)",
+    "min_activations": "widen the scan until this many entries are active (0 = off)",
+    "min_activations_depth_max": "deepest widening for --min-activations (0 = chat length)",
+    "max_recursion_steps": "most scan passes (0 = unlimited)",
+    "character_strategy": "how character and global books merge: evenly (0), "
+    "character_first (1) or global_first (2)",
+    "recursive": "scan activated entries' content for more keys",
+    "case_sensitive": "match keys case-sensitively",
+    "match_whole_words": "match keys as whole words",
+    "use_group_scoring": "inclusion groups pick by key-match score",
+}
 
 
 class InputError(Exception):
@@ -78,19 +99,45 @@ def limits_from(args: argparse.Namespace) -> Limits:
 def add_scan_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``scan``, ``explain`` and ``demo``: chat, settings, scan type."""
     p.add_argument(
-        "--chat", metavar="CHAT", help="SillyTavern .jsonl chat or a JSON list of messages"
+        "--chat",
+        metavar="CHAT",
+        help="SillyTavern .jsonl chat or a JSON list of messages; - reads stdin",
     )
-    p.add_argument("--settings", metavar="JSON", help="settings file (the 13 World Info settings)")
-    for name, typ in SETTING_FLAGS.items():
-        p.add_argument(f"--{name.replace('_', '-')}", type=typ, dest=name, default=None)
+    p.add_argument(
+        "--settings",
+        metavar="JSON",
+        help="World Info settings: our names or SillyTavern's settings.json (or its "
+        "world_info_settings object); - reads stdin (default: SillyTavern's defaults)",
+    )
+    for name in SETTING_FLAGS:
+        metavar = "{evenly,character_first,global_first}" if name == "character_strategy" else "N"
+        p.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=flag_type(name),
+            dest=name,
+            default=None,
+            metavar=metavar,
+            help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
+        )
     for name in SWITCHES:
         flag = name.replace("_", "-")
-        p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
+        p.add_argument(
+            f"--{flag}",
+            dest=name,
+            action="store_true",
+            default=None,
+            help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
+        )
         p.add_argument(f"--no-{flag}", dest=name, action="store_false")
-    p.add_argument("--max-context", type=int, default=8192, help="context size (default 8192)")
-    p.add_argument("--type", default="normal", help="generation type (default normal)")
-    p.add_argument("--user", default="User", help="the {{user}} name (default User)")
-    p.add_argument("--seed", type=int, default=None, help="seed for probability rolls")
+    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument("--type", default="normal", choices=GENERATION_TYPES, help="generation type")
+    p.add_argument("--user", default="User", help="the {{user}} name")
+    p.add_argument(
+        "--seed",
+        type=int_range(0, 2**32 - 1),
+        default=None,
+        help="seed for probability rolls (default: not set, a random seed)",
+    )
     p.add_argument(
         "--untrusted",
         action="store_true",
@@ -140,10 +187,12 @@ def read_inputs(
     from worldinfo import importers
 
     limits = limits or importers.DEFAULT_LIMITS
+    check_stdin_once([*paths, chat])
     inputs = Inputs()
     for path in paths:
         try:
-            imported = importers.load(path, trust=trust, limits=limits)
+            src, name = input_source(path)
+            imported = importers.load(src, name=name, trust=trust, limits=limits)
         except importers.LorebookImportError as exc:
             raise InputError(str(exc)) from exc
         except OSError as exc:
@@ -172,9 +221,11 @@ def read_chat(
 
     limits = limits or importers.DEFAULT_LIMITS
     data: JSONValue = None
+    raw = b""
     try:
-        if Path(chat).stat().st_size <= limits.max_file_bytes:
-            data = parse_json(Path(chat).read_bytes(), bounds=limits.json_bounds)
+        if chat == STDIO or Path(chat).stat().st_size <= limits.max_file_bytes:
+            raw = read_input(chat, limit=limits.max_file_bytes)
+            data = parse_json(raw, bounds=limits.json_bounds)
     except OSError as exc:
         raise InputError(f"{chat}: {exc.strerror or exc}") from exc
     except (ValueError, RecursionError):
@@ -182,7 +233,10 @@ def read_chat(
     if isinstance(data, list):
         return _read_messages(data, chat), {}
     try:
-        imported = importers.load(chat, trust=trust, limits=limits)
+        src: str | bytes = raw if chat == STDIO else chat
+        imported = importers.load(
+            src, name=STDIN_NAME if chat == STDIO else None, trust=trust, limits=limits
+        )
     except importers.LorebookImportError as exc:
         raise InputError(str(exc)) from exc
     if not imported.chat and imported.format not in ("st-chat", "tavernai-chat"):
@@ -190,23 +244,25 @@ def read_chat(
     return list(imported.chat), dict(imported.chat_metadata)
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """The settings file (if any) overridden by individual flags."""
-    settings = Settings()
-    if getattr(args, "settings", None):
-        try:
-            data = json.loads(Path(args.settings).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{args.settings}: {exc}") from exc
-        if not isinstance(data, dict):
-            raise InputError(f"{args.settings}: expected a JSON object of settings")
-        settings = Settings.from_json(data)
-    changes = {
-        k: getattr(args, k)
-        for k in (*SETTING_FLAGS, *SWITCHES)
-        if getattr(args, k, None) is not None
-    }
-    return replace(settings, **changes)
+def settings_from(
+    args: argparse.Namespace, *, from_file: dict[str, JSONValue] | None = None
+) -> Settings:
+    """The settings file (if any; ``from_file`` when already read) overridden by flags.
+
+    Raises:
+        UsageError: the settings file has an unknown key or a wrongly typed value.
+    """
+    if from_file is None:
+        from_file = read_settings_file(args.settings) if getattr(args, "settings", None) else {}
+    values = dict(from_file)
+    values.update(
+        {
+            k: getattr(args, k)
+            for k in (*SETTING_FLAGS, *SWITCHES, "include_names")
+            if getattr(args, k, None) is not None
+        }
+    )
+    return replace(Settings(), **values)
 
 
 def open_session(args: argparse.Namespace) -> Session:
@@ -236,15 +292,27 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         macro_context=MacroContext(
             clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
         ),
-        macro_settings=_macro_trust(args),
     )
-
-
-def _macro_trust(args: argparse.Namespace) -> MacroSettings:
-    """``--untrusted`` also keeps the books' {{setvar}}-family macros from storing anything."""
-    trusted = not getattr(args, "untrusted", False)
-    return MacroSettings(variable_writes=trusted, global_writes=trusted)
 
 
 def _random() -> Callable[[], float]:
     return random.Random().random
+
+
+def where_scan_stopped(books: Mapping[str, Book], error: str) -> list[str]:
+    """``FILE: book 'X', entry uid N, $.entries.N.field: why`` for each value of ``books``
+    that makes SillyTavern's scan stop with ``error`` (see ``lint.scan_stoppers``)."""
+    from worldinfo.lint import scan_stoppers
+    from worldinfo.lint.fatal import JS_ERRORS
+
+    files = {
+        (b.name, e.uid): e.origin.file for b in books.values() for e in b.entries or () if e.origin
+    }
+    out = []
+    for f in scan_stoppers(list(books.values())):
+        if JS_ERRORS.get(f.code) != error:
+            continue
+        file = files.get((f.book, f.uid), "")
+        place = f"{file}: " if file else ""
+        out.append(f"{place}book {f.book!r}, entry uid {f.uid}, {f.json_path}: {f.message}")
+    return out

@@ -6,7 +6,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from worldinfo.authortest import SUFFIX, AuthorTestError, case_lines, load, run
+from worldinfo._js import JSONValue
+from worldinfo.authortest import SUFFIX, AuthorTestError, Importer, Suite, case_lines, load, run
+from worldinfo.cli._conventions import (
+    STDIN_NAME,
+    STDIO,
+    add_json_flag,
+    check_stdin_once,
+    print_json,
+    read_input,
+)
+from worldinfo.importers import analyse
+from worldinfo.importers.schema import validator
+
+IMPORTER = Importer(analyse=analyse, validator=validator)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,8 +31,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"*{SUFFIX} file under it); print one line per failing case and a summary. "
         "Exit 0 only when every case passed.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="test files or folders; - reads one test file from stdin (book paths are then "
+        "relative to the current folder)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="also list passing cases")
+    add_json_flag(p, "every case (file, case, ok, problem, activated) and the totals")
     p.set_defaults(func=run_tests)
 
 
@@ -27,32 +47,57 @@ def _expand(files: list[str]) -> list[Path]:
     out: list[Path] = []
     for f in files:
         p = Path(f)
-        out.extend(sorted(p.rglob(f"*{SUFFIX}")) if p.is_dir() else [p])
+        out.extend(sorted(p.rglob(f"*{SUFFIX}")) if f != STDIO and p.is_dir() else [p])
     return out
+
+
+def _load(path: Path) -> Suite:
+    if str(path) == STDIO:
+        text = read_input(STDIO).decode("utf-8", "replace")
+        return load(Path.cwd() / STDIN_NAME, importer=IMPORTER, text=text)
+    return load(path, importer=IMPORTER)
 
 
 def run_tests(args: argparse.Namespace) -> int:
     """Run the files; exit 1 when a case failed or a file could not be used."""
+    check_stdin_once(args.files)
     passed = failed = broken = 0
+    records: list[JSONValue] = []
     paths = _expand(args.files)
     for i, path in enumerate(paths, 1):
         if len(paths) > 10:
             print(f"[{i}/{len(paths)}] {path}", file=sys.stderr)
         try:
-            suite = load(path)
+            suite = _load(path)
         except AuthorTestError as exc:
-            print(f"ERROR {exc}")
+            records.append({"file": str(path), "case": None, "ok": False, "problem": str(exc)})
+            if not args.json:
+                print(f"ERROR {exc}")
             broken += 1
             continue
         results = run(suite)
-        for line in case_lines(suite, results):
-            print(f"FAIL {line}")
-        if args.verbose:
-            for r in results:
-                if r.ok:
-                    print(f"ok   {suite.path}::{r.case.name}")
+        records += [
+            {
+                "file": str(suite.path),
+                "case": r.case.name,
+                "ok": r.ok,
+                "problem": None if r.ok else r.describe(),
+                "activated": list(r.activated),
+            }
+            for r in results
+        ]
+        if not args.json:
+            for line in case_lines(suite, results):
+                print(f"FAIL {line}")
+            if args.verbose:
+                for r in results:
+                    if r.ok:
+                        print(f"ok   {suite.path}::{r.case.name}")
         passed += sum(1 for r in results if r.ok)
         failed += sum(1 for r in results if not r.ok)
-    tail = f", {broken} file(s) with errors" if broken else ""
-    print(f"{passed} passed, {failed} failed{tail}")
+    if args.json:
+        print_json({"cases": records, "passed": passed, "failed": failed, "broken_files": broken})
+    else:
+        tail = f", {broken} file(s) with errors" if broken else ""
+        print(f"{passed} passed, {failed} failed{tail}")
     return 0 if failed == 0 and broken == 0 else 1

@@ -2,21 +2,20 @@
 
 Runs one traced scan and prints, per scan loop, a table of the entries the loop looked at
 (outcome, reason, detail: the key and where it was found, the roll, the token counts), then
-the final verdict per entry. ``--format json`` prints the trace itself.
+the final verdict per entry. ``--json`` prints the trace itself.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Mapping
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.cli._inputs import InputError, add_scan_options, open_session
+from worldinfo.cli._conventions import add_json_flag, print_json
+from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
-from worldinfo.session import Session
 from worldinfo.trace import TraceEvent
 from worldinfo.types import Book
 
@@ -67,7 +66,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
     add_scan_options(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_json_flag(p, "the trace (loops of events, verdicts, activated entries)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="deprecated: --format json is --json",
+    )
     p.add_argument("--html", metavar="FILE", help="also write the scan as an HTML report")
     p.set_defaults(func=run)
 
@@ -87,10 +92,16 @@ def run(args: argparse.Namespace) -> int:
         if error:
             print(f"worldinfo explain: {error}", file=sys.stderr)
             return 1
-    if args.format == "json":
-        print(json.dumps(trace_json(result), ensure_ascii=False, indent=1))
+    stops = where_scan_stopped(session.books, result.error) if result.error else []
+    if args.json or args.format == "json":
+        out = trace_json(result)
+        if result.error:
+            out["error_at"] = list(stops)
+        print_json(out)
     else:
         print(render_trace(result, books=session.books, count_tokens=session.count_tokens), end="")
+    for line in stops:
+        print(f"worldinfo explain: {line}", file=sys.stderr)
     return 1 if result.error else 0
 
 
@@ -107,12 +118,6 @@ def trace_json(result: ScanResult) -> dict[str, JSONValue]:
     canon = _js.canonical(out)
     assert isinstance(canon, dict)
     return canon
-
-
-def explain_session(session: Session, *, type: str = "normal") -> str:
-    """Scan ``session`` once with a trace and render it (see ``render_trace``)."""
-    result = session.generate(type, trace=True)
-    return render_trace(result, books=session.books, count_tokens=session.count_tokens)
 
 
 def render_trace(

@@ -4,29 +4,78 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
-from worldinfo.conformance import run_paths
+from worldinfo._js import JSONValue, parse_json
+from worldinfo.cli._conventions import (
+    STDIO,
+    UsageError,
+    add_json_flag,
+    check_stdin_once,
+    print_json,
+    read_input,
+)
+from worldinfo.conformance import Outcome, run_paths
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``golden`` sub-command."""
     p = sub.add_parser("golden", help="run golden case files (files or folders)")
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="case files or folders; - reads one from stdin"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="also list passing cases")
+    add_json_flag(p, "every case (case_id, ok, skipped, detail) and the totals")
     p.set_defaults(func=run)
+
+
+def _outcomes(paths: list[str]) -> Iterator[Outcome]:
+    from worldinfo.conformance.base import runners
+
+    for p in paths:
+        if p != STDIO:
+            yield from run_paths([p])
+            continue
+        data = parse_json(read_input(STDIO))
+        fmt = data.get("format") if isinstance(data, dict) else None
+        runner = runners().get(fmt) if isinstance(fmt, str) else None
+        if runner is None:
+            raise UsageError(f"-: not a golden case file of a known format ({fmt!r})")
+        yield from runner(data, Path("stdin.json"))
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the cases; print one line per failure and the summary line."""
-    passed = failed = 0
-    for outcome in run_paths(args.paths):
-        if outcome.ok:
+    check_stdin_once(args.paths)
+    passed = failed = skipped = 0
+    records: list[JSONValue] = []
+    for outcome in _outcomes(args.paths):
+        if args.json:
+            records.append(
+                {
+                    "case_id": outcome.case_id,
+                    "ok": outcome.ok,
+                    "skipped": outcome.skipped or None,
+                    "detail": outcome.detail or None,
+                }
+            )
+        if outcome.skipped:
+            skipped += 1
+            if args.verbose and not args.json:
+                print(f"skip {outcome.case_id}: {outcome.skipped}")
+        elif outcome.ok:
             passed += 1
-            if args.verbose:
+            if args.verbose and not args.json:
                 print(f"ok   {outcome.case_id}")
         else:
             failed += 1
-            print(f"FAIL {outcome.case_id}: {outcome.detail}")
+            if not args.json:
+                print(f"FAIL {outcome.case_id}: {outcome.detail}")
         sys.stdout.flush()
-    print(f"{passed} passed, {failed} failed")
+    if args.json:
+        print_json({"cases": records, "passed": passed, "failed": failed, "skipped": skipped})
+        return 0 if failed == 0 else 1
+    tail = f", {skipped} skipped (input not in this checkout; -v names them)" if skipped else ""
+    print(f"{passed} passed, {failed} failed{tail}")
     return 0 if failed == 0 else 1

@@ -5,10 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo.cli._conventions import (
+    STDIO,
+    UsageError,
+    add_json_flag,
+    check_stdin_once,
+    input_source,
+    print_json,
+    read_input,
+    write_output,
+)
 from worldinfo.cli._inputs import add_limit_option, limits_from
+from worldinfo.types import Book
+
+if TYPE_CHECKING:
+    from worldinfo.importers import Limits
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,8 +36,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Read FILE in any supported format and write it as a SillyTavern world "
         "(default) or as a V2/V3 card. A .png OUT writes a PNG card.",
     )
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    p.add_argument("file", metavar="FILE", help="the file to convert; - reads stdin")
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="output file; - is stdout (default: stdout)"
+    )
     p.add_argument("--to", choices=("st-world", "card-v2", "card-v3"), default="st-world")
     p.add_argument(
         "--untrusted",
@@ -34,9 +53,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_limit_option(p)
     p.set_defaults(func=run_import)
     v = sub.add_parser("validate", help="check files; exit 1 and list problems if any is bad")
-    v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("files", nargs="+", metavar="FILE", help="files to check; - reads stdin")
     v.add_argument("-q", "--quiet", action="store_true", help="only print problems")
     add_limit_option(v)
+    add_json_flag(v, "one record per file (file, format, ok, books, entries, disabled, problems)")
     v.set_defaults(func=run_validate)
 
 
@@ -56,18 +76,27 @@ def _print_problems(err: object) -> None:
         print(f"  {problem.json_path}: {problem.message}", file=sys.stderr)
 
 
+def _disabled(books: Sequence[Book]) -> tuple[int, int]:
+    """``(disabled, total)`` entries over ``books``."""
+    entries = [e for b in books for e in b.entries or ()]
+    return sum(1 for e in entries if _js.truthy(e.data.get("disable", False))), len(entries)
+
+
 def run_import(args: argparse.Namespace) -> int:
     """Convert one file; exit 1 (with the problem list) when it cannot be imported."""
     from worldinfo import importers
-    from worldinfo.importers.export import card_json, png_card_bytes, world_json, write_atomic
+    from worldinfo.importers.export import card_json, png_card_bytes, world_json
+    from worldinfo.importers.writing import OutputRefused
 
+    check_stdin_once([args.file])
+    src, name = input_source(args.file)
     try:
-        imp = importers.load(args.file, trust=not args.untrusted, limits=limits_from(args))
+        imp = importers.load(src, name=name, trust=not args.untrusted, limits=limits_from(args))
     except importers.LorebookImportError as err:
         _print_problems(err)
         return 1
     book = imp.book
-    out = Path(args.output) if args.output else None
+    out: str | None = args.output
     if args.to == "st-world":
         if book is None:
             print(f"{args.file}: {imp.format} has no lorebook to export", file=sys.stderr)
@@ -81,44 +110,96 @@ def run_import(args: argparse.Namespace) -> int:
             v3=args.to == "card-v3",
             st_exact=args.st_exact,
         )
-        if out is not None and out.suffix.lower() == ".png":
-            base = Path(args.file).read_bytes() if imp.carrier == "png" else None
+        if out is not None and out != STDIO and Path(out).suffix.lower() == ".png":
+            base = (
+                (src if isinstance(src, bytes) else read_input(args.file))
+                if imp.carrier == "png"
+                else None
+            )
             data = png_card_bytes(card, base=base)
         else:
             data = _dump(card)
-    if out is None:
-        sys.stdout.buffer.write(data)
-    else:
-        write_atomic(out, data)
-        n = len(book.entries or ()) if book else 0
+    try:
+        write_output(out, data)
+    except OutputRefused as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        print(f"worldinfo import: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    disabled, n = _disabled(imp.books)
+    if out is not None and out != STDIO:
         print(f"{args.file} ({imp.format}, {n} entries) -> {out}", file=sys.stderr)
+    if disabled:
+        print(
+            f"{args.file}: {disabled} of {n} entries come in disabled (as SillyTavern imports "
+            "them); enable them in the book to use them",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _validate_one(f: str, *, limits: Limits) -> dict[str, JSONValue]:
+    """One file's ``--json`` record (see README, "CLI conventions")."""
+    from worldinfo import importers
+    from worldinfo.lint import scan_stoppers
+
+    src, name = input_source(f)
+    result, label, fmt, problems = importers.analyse(src, name=name, limits=limits)
+    out: list[JSONValue] = [{"json_path": p.json_path, "message": p.message} for p in problems]
+    books: list[Book] = list(result.books) if result is not None else []
+    for x in scan_stoppers(books):
+        where = {"book": x.book, "uid": x.uid}
+        out.append({"json_path": x.json_path, "message": x.message, **where})
+    disabled, n = _disabled(books)
+    return {
+        "file": label,
+        "format": fmt,
+        "ok": result is not None and not out,
+        "books": len(books),
+        "entries": n,
+        "disabled": disabled,
+        "problems": out,
+        "warnings": [
+            f"{w.json_path}: {w.message}" for w in (result.warnings if result is not None else ())
+        ],
+    }
+
+
+def _validate_line(rec: dict[str, JSONValue]) -> list[str]:
+    if not rec["ok"]:
+        lines = [f"FAIL {rec['file']} ({rec['format']})"]
+        for p in rec["problems"]:
+            assert isinstance(p, dict)
+            entry = f" (book {p['book']!r}, entry uid {p['uid']})" if "book" in p else ""
+            lines.append(f"  {p['json_path']}: {p['message']}{entry}")
+        return lines
+    off = f", {rec['disabled']} disabled" if rec["disabled"] else ""
+    what = f"{rec['books']} book(s), {rec['entries']} entries{off}"
+    return [f"ok   {rec['file']} ({rec['format']}, {what})"]
 
 
 def run_validate(args: argparse.Namespace) -> int:
     """Check each file; print its problems; exit 1 when any file has problems."""
-    from worldinfo import importers
-
     files: list[str] = args.files
     limits = limits_from(args)
+    check_stdin_once(files)
+    records: list[JSONValue] = []
     bad = 0
     show_progress = len(files) > 10 and sys.stderr.isatty() or len(files) > 50
     for i, f in enumerate(files, 1):
         if show_progress:
             print(f"[{i}/{len(files)}] {f}", file=sys.stderr)
-        result, label, fmt, problems = importers.analyse(f, limits=limits)
-        if result is None:
-            bad += 1
-            print(f"FAIL {label} ({fmt})")
-            for problem in problems:
-                print(f"  {problem.json_path}: {problem.message}")
-            continue
-        if not args.quiet:
-            entries = sum(len(b.entries or ()) for b in result.books)
-            print(f"ok   {label} ({fmt}, {len(result.books)} book(s), {entries} entries)")
-        for warning in result.warnings:  # not a failure: the file imports
-            where = "  " if not args.quiet else f"{label}: "
-            print(f"{where}warning: {warning.json_path}: {warning.message}")
-        sys.stdout.flush()
+        rec = _validate_one(f, limits=limits)
+        bad += not rec["ok"]
+        records.append(rec)
+        if not args.json and (not rec["ok"] or not args.quiet):
+            print("\n".join(_validate_line(rec)))
+        if not args.json:
+            for warning in rec["warnings"]:  # not a failure: the file imports
+                where = "  " if not args.quiet else f"{rec['file']}: "
+                print(f"{where}warning: {warning}")
+            sys.stdout.flush()
+    if args.json:
+        print_json({"files": records, "ok": len(files) - bad, "with_problems": bad})
     print(f"{len(files) - bad} ok, {bad} with problems", file=sys.stderr)
     return 1 if bad else 0

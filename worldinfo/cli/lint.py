@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
-from worldinfo._js import JSONValue
+from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
+from worldinfo.cli._settings import defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
 
@@ -22,8 +21,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Check books, cards or any importable lorebook file. The files are "
         "linted together, as books bound to one chat. Exit 1 when an error is found.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("files", nargs="+", metavar="FILE", help="files to lint; - reads stdin")
+    add_json_flag(p, "the findings (file, code, severity, book, uid, json_path, message)")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="deprecated: use --json"
+    )
     p.add_argument(
         "--min-severity",
         choices=SEVERITIES,
@@ -35,10 +37,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="lint every file on its own instead of as books bound together",
     )
-    p.add_argument("--max-context", type=int, default=8192, help="context size (default 8192)")
-    p.add_argument("--budget", type=int, default=None, help="budget in %% (default 25)")
-    p.add_argument("--budget-cap", type=int, default=None, help="budget cap in tokens")
-    p.add_argument("--settings", metavar="JSON", help="settings file (World Info settings)")
+    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument(
+        "--budget",
+        type=flag_type("budget"),
+        default=None,
+        metavar="N",
+        help=f"budget in %% of --max-context {defaults_help('budget')}",
+    )
+    p.add_argument(
+        "--budget-cap",
+        type=flag_type("budget_cap"),
+        default=None,
+        metavar="N",
+        help=f"budget cap in tokens {defaults_help('budget_cap')}",
+    )
+    p.add_argument(
+        "--settings",
+        metavar="JSON",
+        help="World Info settings: our names or SillyTavern's settings.json; - reads stdin "
+        "(default: SillyTavern's defaults)",
+    )
     for name in ("recursive", "case_sensitive", "match_whole_words", "include_names"):
         flag = name.replace("_", "-")
         p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
@@ -69,7 +88,8 @@ def _load(files: Sequence[str]) -> _Loaded:
     for i, f in enumerate(files, 1):
         if progress:
             print(f"[{i}/{len(files)}] {f}", file=sys.stderr)
-        result, _label, fmt, problems = importers.analyse(f)
+        src, name = input_source(f)
+        result, _label, fmt, problems = importers.analyse(src, name=name)
         if result is None:
             for problem in problems:
                 finding = Finding(
@@ -99,29 +119,16 @@ def _lint_all(loaded: _Loaded, options: LintOptions, *, each: bool) -> list[tupl
 
 
 def _options(args: argparse.Namespace) -> LintOptions:
-    from worldinfo.cli._inputs import InputError, settings_from
+    from worldinfo.cli._inputs import settings_from
+    from worldinfo.cli._settings import read_settings_file
 
-    try:
-        settings = settings_from(args)
-    except InputError as exc:
-        raise SystemExit(f"worldinfo lint: {exc}") from None
-    if args.include_names is not None:
-        settings = replace(settings, include_names=args.include_names)
+    from_file = read_settings_file(args.settings) if args.settings else {}
+    settings = settings_from(args, from_file=from_file)
     return LintOptions(
         settings=settings,
         max_context=args.max_context,
-        recursion_known=args.recursive is not None or _file_sets_recursive(args.settings),
+        recursion_known=args.recursive is not None or "recursive" in from_file,
     )
-
-
-def _file_sets_recursive(path: str | None) -> bool:
-    if not path:
-        return False
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and "recursive" in data
 
 
 def _evidence(
@@ -147,6 +154,7 @@ def _evidence(
 
 def run(args: argparse.Namespace) -> int:
     """Lint the files; print the findings; exit 1 when an error is found."""
+    check_stdin_once([*args.files, args.settings])
     loaded = _load(args.files)
     options = _options(args)
     located = _lint_all(loaded, options, each=args.each)
@@ -155,9 +163,8 @@ def run(args: argparse.Namespace) -> int:
     findings = [x for _, x in located]
     rank = SEVERITIES.index(args.min_severity)
     shown = [(f, x) for f, x in located if SEVERITIES.index(x.severity) <= rank]
-    if args.format == "json":
-        out: list[JSONValue] = [{"file": f, **x.to_json()} for f, x in shown]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+    if args.json or args.format == "json":
+        print_json([{"file": f, **x.to_json()} for f, x in shown])
     else:
         for f, x in shown:
             print(f"{f}: {x.json_path}: {x.code} {x.severity}: {x.message}")

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
-from worldinfo.cli._inputs import InputError, add_scan_options, open_session
+from worldinfo.cli._conventions import STDIO, UsageError, add_json_flag, print_json
+from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.store_errors import StoreError
@@ -27,8 +27,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
     add_scan_options(p)
-    p.add_argument("--memory", metavar="DB", help="add the chat-history retriever (SQLite store)")
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument(
+        "--memory", metavar="DB", help="add the chat-history retriever (a SQLite store file)"
+    )
+    add_json_flag(p, "the full result (ScanResult.to_json, activated_entries, chat_metadata)")
     p.set_defaults(func=run)
 
 
@@ -39,20 +41,28 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"worldinfo scan: {exc}", file=sys.stderr)
         return 1
+    if args.memory == STDIO:
+        raise UsageError("--memory: a SQLite store is a file; it cannot be read from stdin")
     try:
         if args.memory:
-            from worldinfo.sources.memory_mode import memory_source
+            from worldinfo.sources.memory_open import memory_source
 
-            chat_id = Path(args.chat).stem if args.chat else "chat"
+            chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(memory_source(args.memory, chat_id=chat_id))
         result = session.generate(args.type)
     except (StoreError, sqlite3.Error, OSError) as exc:  # the memory store's work
         print(f"worldinfo scan: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
+    stops = where_scan_stopped(session.books, result.error) if result.error else []
     if args.json:
-        print(json.dumps(result_json(session, result), ensure_ascii=False, indent=1))
+        out = result_json(session, result)
+        if result.error:
+            out["error_at"] = list(stops)
+        print_json(out)
     else:
         print(render(result))
+    for line in stops:
+        print(f"worldinfo scan: {line}", file=sys.stderr)
     return 1 if result.error else 0
 
 

@@ -18,11 +18,14 @@ class Outcome:
         case_id: readable id, e.g. ``st/feat-budget-cap/step-2``.
         ok: whether it matched the expectation.
         detail: for a failure, the first differing field and both values (short).
+        skipped: why the case could not run here (e.g. its input file is not in this
+            checkout); a skipped outcome has ``ok`` false and counts as neither.
     """
 
     case_id: str
     ok: bool
     detail: str = ""
+    skipped: str = ""
 
 
 Runner = Callable[[JSONValue, Path], Iterator[Outcome]]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey, RegexTimeout, shown
+from worldinfo.engine import entry_rules
 from worldinfo.engine.regex_limits import RegexClock, TimeoutMemo
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
@@ -184,14 +185,10 @@ class ScanBuffer:
         rk = self.regex.compile(needle)
         if rk is not None:
             return self._test_regex(rk, haystack, entry)
-        case = _js.coalesce(entry.get("caseSensitive", UNDEFINED), self.settings.case_sensitive)
-        if not _js.truthy(case):
+        if not entry_rules.case_sensitive(entry, self.settings):
             haystack = self.lower(haystack)
             needle = _js.lower(needle)
-        whole = _js.coalesce(
-            entry.get("matchWholeWords", UNDEFINED), self.settings.match_whole_words
-        )
-        if not _js.truthy(whole) or len(_js.split_ws(needle)) > 1:
+        if not entry_rules.whole_words(entry, self.settings, needle):
             return needle in haystack
         return whole_word_in(haystack, needle)
 

@@ -5,7 +5,8 @@ group scoring's raw-key test (R46), answered by the key index where it knows the
 from __future__ import annotations
 
 from worldinfo import _js
-from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._js import JSONValue
+from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.plan import EMPTY
 from worldinfo.engine.groups import KeyTest
 from worldinfo.engine.state import Entry, WorkingState
@@ -44,33 +45,17 @@ class Probe:
 
 def keys_match(scan: WorkingState, entry: Entry) -> str:
     """R31 steps 16-20 and R32: ``"key"`` when keys activate the entry, else the reason."""
-    keys = entry.get("key", UNDEFINED)
-    if not isinstance(keys, list) or not keys:
+    keys = entry_rules.primary_keys(entry)
+    if keys is None:
         return "no_keys"
     probe = Probe(scan, entry)
     if not any(probe.test(k, secondary=False, slot=i) for i, k in enumerate(keys)):
         return "no_primary_match"
-    secondary = entry.get("keysecondary", UNDEFINED)
-    if (
-        not _js.truthy(entry.get("selective", UNDEFINED))
-        or not isinstance(secondary, list)
-        or not secondary
-    ):
+    secondary = entry_rules.secondary_keys(entry)
+    if secondary is None:
         return "key"
-    logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
-    sec = [(i, k) for i, k in enumerate(secondary)]
-    if _js.strict_eq(logic, 0):
-        ok = any(probe.test(k, secondary=True, slot=i) for i, k in sec)
-    elif _js.strict_eq(logic, 1):
-        ok = any(not probe.test(k, secondary=True, slot=i) for i, k in sec)
-    else:
-        hits = [probe.test(k, secondary=True, slot=i) for i, k in sec]
-        if _js.strict_eq(logic, 2):
-            ok = not any(hits)
-        elif _js.strict_eq(logic, 3):
-            ok = all(hits)
-        else:
-            ok = False
+    hits = (probe.test(k, secondary=True, slot=i) for i, k in enumerate(secondary))
+    ok = entry_rules.secondary_holds(entry_rules.selective_logic(entry), hits)
     return "key" if ok else "secondary_logic"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
 from worldinfo.engine.fast.scan import FastScan
@@ -142,8 +143,8 @@ def _explain(scan: WorkingState, entry: Entry) -> dict[str, JSONValue]:
 
 def _filtered_by_character(scan: WorkingState, entry: Entry) -> str:
     """R31 steps 3-4: character name and tag filters; the skip reason, or ``""``."""
-    cf = entry.get("characterFilter", UNDEFINED)
-    if not _js.truthy(cf) or not isinstance(cf, dict):
+    cf = entry_rules.character_filter(entry)
+    if cf is None:
         return ""
     exclude = _js.truthy(cf.get("isExclude", UNDEFINED))
     names = cf.get("names", UNDEFINED)
@@ -173,14 +174,10 @@ def _select(scan: WorkingState, entry: Entry) -> tuple[Entry | None, str]:
         return None, "failed_before"
     if key in scan.activated:
         return None, "already_active"
-    if _js.loose_eq_true(entry.get("disable", UNDEFINED)):
+    if entry_rules.is_disabled(entry):
         return None, "disabled"
-    triggers = entry.get("triggers", UNDEFINED)
-    if (
-        isinstance(triggers, list)
-        and triggers
-        and scan.trigger not in [t for t in triggers if isinstance(t, str)]
-    ):
+    triggers = entry_rules.triggers(entry)
+    if triggers is not None and scan.trigger not in [t for t in triggers if isinstance(t, str)]:
         return None, "trigger"
     filtered = _filtered_by_character(scan, entry)
     if filtered:
@@ -191,7 +188,7 @@ def _select(scan: WorkingState, entry: Entry) -> tuple[Entry | None, str]:
         return None, "delay"
     if timed.is_active("cooldown", entry) and not is_sticky:
         return None, "cooldown"
-    delay_level = entry.get("delayUntilRecursion", UNDEFINED)
+    delay_level = entry_rules.delay_level(entry)
     recursion = scan.state == ScanState.RECURSION
     if (
         not is_sticky
@@ -202,18 +199,17 @@ def _select(scan: WorkingState, entry: Entry) -> tuple[Entry | None, str]:
     if (
         recursion
         and _js.truthy(scan.settings.recursive)
-        and _js.truthy(entry.get("excludeRecursion", UNDEFINED))
+        and entry_rules.excludes_recursion(entry)
         and not is_sticky
     ):
         return None, "exclude_recursion"
-    decorators = entry.get("decorators", [])
-    if "@@activate" in decorators:
+    if entry_rules.has_decorator(entry, entry_rules.ACTIVATE):
         return entry, "decorator"
-    if "@@dont_activate" in decorators:
+    if entry_rules.has_decorator(entry, entry_rules.DONT_ACTIVATE):
         return None, "dont_activate"
     if key in scan.forced:
         return scan.forced[key], "forced"
-    if _js.truthy(entry.get("constant", UNDEFINED)):
+    if entry_rules.is_constant(entry):
         return entry, "constant"
     if is_sticky:
         return entry, "sticky"

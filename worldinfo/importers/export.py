@@ -19,11 +19,9 @@ import base64
 import copy
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 
 from worldinfo._js import (
     UNDEFINED,
@@ -41,6 +39,7 @@ from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import Reject
 from worldinfo.importers.limits import DEFAULT_LIMITS
 from worldinfo.importers.png import SIGNATURE, replace_text_chunks
+from worldinfo.importers.writing import write_atomic as write_atomic  # noqa: PLC0414 (re-export)
 from worldinfo.trust import ORIGIN_FIELD, is_untrusted, origin_mark
 from worldinfo.types import Book, Character, Entry, Origin
 
@@ -284,18 +283,3 @@ def write_png_card(
         OSError: when the file cannot be written.
     """
     write_atomic(out, png_card_bytes(card, base=base))
-
-
-def write_atomic(out: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``out`` via a temporary file and ``os.replace``."""
-    target = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -10,7 +10,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from worldinfo._js import JSONValue
+from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
 
 _HERE = Path(__file__).resolve().parent
@@ -54,4 +54,8 @@ def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> It
     """
     errors = sorted(validator(name).iter_errors(value), key=lambda e: list(map(str, e.path)))
     for err in errors:
-        yield Problem(_path(where, err.absolute_path), err.message[:300])
+        message = err.message
+        described = err.schema.get("description") if isinstance(err.schema, dict) else None
+        if err.validator in ("anyOf", "type") and isinstance(described, str):
+            message = f"{stringify(err.instance)[:60]} is not allowed here: {described}"
+        yield Problem(_path(where, err.absolute_path), message[:300])

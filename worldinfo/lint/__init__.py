@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from worldinfo.lint import books as _lint_books
 from worldinfo.lint import entry as _lint_entry
+from worldinfo.lint import fatal as _lint_fatal
 from worldinfo.lint import keys as _lint_keys
 from worldinfo.lint.model import (
     CODES,
@@ -41,6 +42,7 @@ __all__ = [
     "is_enabled",
     "lint",
     "locate",
+    "scan_stoppers",
 ]
 
 
@@ -58,9 +60,22 @@ def lint(books: Sequence[Book], options: LintOptions = DEFAULT_OPTIONS) -> list[
     located = locate(books)
     findings: list[Finding] = []
     for e in located:
+        findings += _lint_fatal.check_entry(e)
         if not is_enabled(e):
             continue
         findings += _lint_keys.check_entry(e, options)
         findings += _lint_entry.check_entry(e, options)
     findings += _lint_books.check_books(located, options)
     return findings
+
+
+def scan_stoppers(books: Sequence[Book]) -> list[Finding]:
+    """Only the findings of values that stop SillyTavern's scan (WI110-WI112).
+
+    Args:
+        books: the books to check.
+
+    Returns:
+        One finding per offending field, with book, uid and JSON path.
+    """
+    return [f for e in locate(books) for f in _lint_fatal.check_entry(e)]

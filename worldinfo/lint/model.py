@@ -45,6 +45,9 @@ CODES: Mapping[str, tuple[str, str]] = {
     "WI100": ("warning", "decorator SillyTavern ignores"),
     "WI101": ("error", "decorator with trailing characters has no effect"),
     "WI102": ("warning", "content is only decorator lines"),
+    "WI110": ("error", "content is not text: the scan stops"),
+    "WI111": ("error", "key is not text: the scan stops"),
+    "WI112": ("error", "group is not text: the scan stops"),
 }
 """Every code: default severity and a short title."""
 

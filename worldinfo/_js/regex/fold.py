@@ -94,11 +94,6 @@ def _cased_in_python(cp: int) -> bool:
 
 
 @functools.cache
-def _index(unicode: bool) -> dict[int, tuple[int, ...]]:
-    return {cp: g for g in _groups(unicode) for cp in g}
-
-
-@functools.cache
 def fold_table(unicode: bool) -> dict[int, int]:
     """Every character that has case variants, mapped to its group's smallest member.
 

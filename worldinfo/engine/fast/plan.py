@@ -24,6 +24,7 @@ from enum import IntEnum
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import split_key
+from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MATCH_FLAGS
 from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
 from worldinfo.engine.gathering import (
@@ -272,7 +273,7 @@ class Gate:
 
 
 def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> int:
-    """The key's needle id, or ``EMPTY``/``UNKNOWN`` (mirrors ``_test`` and ``match_key``;
+    """The key's needle id, or ``EMPTY``/``UNKNOWN`` (the rules of ``match_key``, from ``entry_rules``;
     a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
     if not isinstance(key, str) or may_have_macros(key):
         return UNKNOWN
@@ -293,46 +294,44 @@ def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gat
                 return UNKNOWN
             nid = needles.add(Needle(text=found[0], lowered=found[1], whole_word=False))
             return REGEX - nid
-    case = _js.truthy(_js.coalesce(entry.get("caseSensitive", UNDEFINED), settings.case_sensitive))
+    case = entry_rules.case_sensitive(entry, settings)
     if not case:
         text = _js.lower(text)
     if "\n" in text or "\x01" in text:
         return UNKNOWN
-    whole = _js.coalesce(entry.get("matchWholeWords", UNDEFINED), settings.match_whole_words)
-    word = _js.truthy(whole) and len(_js.split_ws(text)) <= 1
+    word = entry_rules.whole_words(entry, settings, text)
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
 def _secondary(entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> Secondary | None:
-    sec = entry.get("keysecondary", UNDEFINED)
-    if not _js.truthy(entry.get("selective", UNDEFINED)) or not isinstance(sec, list) or not sec:
+    sec = entry_rules.secondary_keys(entry)
+    if sec is None:
         return None
-    logic = _js.coalesce(entry.get("selectiveLogic", UNDEFINED), 0)
-    kind = next((i for i in range(4) if _js.strict_eq(logic, i)), 4)
-    return Secondary(logic=kind, slots=tuple(_slot(k, entry, settings, needles, gate) for k in sec))
+    return Secondary(
+        logic=entry_rules.selective_logic(entry),
+        slots=tuple(_slot(k, entry, settings, needles, gate) for k in sec),
+    )
 
 
 def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
-    """Classify by the checks of ``passes._select`` that do not depend on the scan."""
-    if _js.loose_eq_true(entry.get("disable", UNDEFINED)):
+    """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
+    ``entry_rules`` functions it calls)."""
+    rules = entry_rules
+    if rules.is_disabled(entry):
         return Kind.NEVER
-    raw_decorators = entry.get("decorators", [])
-    decorators = raw_decorators if isinstance(raw_decorators, list) else []
-    if "@@activate" in decorators or _js.truthy(entry.get("constant", UNDEFINED)):
+    if rules.has_decorator(entry, rules.ACTIVATE) or rules.is_constant(entry):
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
     decided = all(s >= EMPTY for s in primary) and (
         secondary is None or all(s >= EMPTY for s in secondary.slots)
     )
-    triggers = entry.get("triggers", UNDEFINED)
-    cf = entry.get("characterFilter", UNDEFINED)
     plain = (
-        not (isinstance(triggers, list) and triggers)
-        and not (_js.truthy(cf) and isinstance(cf, dict))
-        and not _js.truthy(entry.get("delayUntilRecursion", UNDEFINED))
-        and not _js.truthy(entry.get("excludeRecursion", UNDEFINED))
-        and "@@dont_activate" not in decorators
+        rules.triggers(entry) is None
+        and rules.character_filter(entry) is None
+        and not _js.truthy(rules.delay_level(entry))
+        and not rules.excludes_recursion(entry)
+        and not rules.has_decorator(entry, rules.DONT_ACTIVATE)
         and decided
     )
     return Kind.PLAIN if plain else Kind.GATED

@@ -16,9 +16,10 @@ import math
 from collections.abc import Mapping, Sequence
 
 from worldinfo._js import JSONValue
+from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.matcher import ALWAYS
-from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Plan
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
@@ -153,26 +154,13 @@ class FastScan:
             positions |= found
         return sorted(positions)
 
-    def is_plain(self, pos: int) -> bool:
-        """Decided by ``nominates`` (no check but the keys can fire this scan)."""
-        return self.plan.kind[pos] == Kind.PLAIN and pos not in self.dynamic
-
     def nominates(self, pos: int) -> bool:
         """For a visited ``PLAIN`` entry (a primary key is present): the secondary logic."""
         sec = self.plan.secondary[pos]
         if sec is None:
             return True
         hits = self.hits(self.plan.config[pos])
-        logic = sec.logic
-        if logic == 0:
-            return any(s != EMPTY and s in hits for s in sec.slots)
-        if logic == 1:
-            return any(s == EMPTY or s not in hits for s in sec.slots)
-        if logic == 2:
-            return not any(s != EMPTY and s in hits for s in sec.slots)
-        if logic == 3:
-            return all(s != EMPTY and s in hits for s in sec.slots)
-        return False
+        return entry_rules.secondary_holds(sec.logic, (s != EMPTY and s in hits for s in sec.slots))
 
 
 def hash_positions(plan: Plan, values: Sequence[JSONValue]) -> set[int]:

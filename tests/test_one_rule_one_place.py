@@ -1,0 +1,77 @@
+"""Each activation rule has one definition, used by both scan paths.
+
+A rule is changed through its single definition (``worldinfo.engine.entry_rules``) and both
+the straightforward path (``Session.scan_cache = None``) and the fast path (prepared plan,
+key index) must follow the change: neither path keeps a private copy of the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pytest
+
+from worldinfo import Book, Message, Session
+from worldinfo.engine import entry_rules
+from worldinfo.types import Entry
+
+
+def _book() -> Book:
+    entries = [
+        # secondary AND_ANY: fires only when "moon" is present too
+        Entry.new(0, key=["dragon"], keysecondary=["moon"], selective=True, content="D"),
+        # case: lower-case key against "Castle"
+        Entry.new(1, key=["castle"], content="C"),
+        # constant
+        Entry.new(2, key=["nothing-matches-this"], constant=True, content="K"),
+    ]
+    return Book(name="B", entries=tuple(entries))
+
+
+def _fired(*, fast: bool) -> set[int]:
+    session = Session(books={"B": _book()}, global_books=["B"], rng=lambda: 0.5)
+    if not fast:
+        session.scan_cache = None
+    session.chat.append(Message(name="User", mes="A dragon flew over the Castle.", is_user=True))
+    result = session.generate("normal")
+    return {int(str(e["uid"])) for e in result.activated}
+
+
+def _both() -> tuple[set[int], set[int]]:
+    return _fired(fast=False), _fired(fast=True)
+
+
+def test_both_paths_agree_on_the_book() -> None:
+    assert _both() == ({1, 2}, {1, 2})
+
+
+def _always_holds(logic: int, hits: Iterable[bool]) -> bool:
+    del logic
+    list(hits)
+    return True
+
+
+RULES: list[tuple[str, Callable[..., object], int, bool]] = [
+    # (rule, replacement, uid affected, does the change make it fire?)
+    ("secondary_holds", _always_holds, 0, True),
+    ("case_sensitive", lambda entry, settings: True, 1, False),
+    ("is_constant", lambda entry: False, 2, False),
+    ("is_disabled", lambda entry: entry.get("uid") == 1, 1, False),
+]
+
+
+@pytest.mark.parametrize(("rule", "replacement", "uid", "fires"), RULES, ids=[r[0] for r in RULES])
+def test_a_rule_changed_once_changes_both_paths(
+    monkeypatch: pytest.MonkeyPatch,
+    rule: str,
+    replacement: Callable[..., object],
+    uid: int,
+    fires: bool,
+) -> None:
+    before = _both()
+    assert all((uid in got) != fires for got in before)
+    monkeypatch.setattr(entry_rules, rule, replacement)
+    slow, fast = _both()
+    assert (uid in slow) == fires, "the straightforward path ignored the rule's definition"
+    assert (uid in fast) == fires, "the fast path keeps its own copy of the rule"
+    assert slow == fast

@@ -1,0 +1,120 @@
+"""Conventions every sub-command follows (README, "CLI conventions").
+
+* ``-`` as a file argument means stdin (inputs) or stdout (outputs); stdin can be used once.
+* Output files are written by ``write_output`` (``importers.writing.write_atomic``).
+* Reporting commands take ``--json`` and print one JSON document (``print_json``).
+* Every option's help shows its default (``Parser`` adds it where the text does not).
+* ``UsageError`` is a request that cannot be honoured: ``main`` prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from worldinfo._js import JSONValue
+from worldinfo.importers.limits import DEFAULT_LIMITS
+from worldinfo.importers.writing import write_atomic
+
+STDIO = "-"
+STDIN_NAME = "<stdin>"
+
+
+class UsageError(Exception):
+    """The command line asks for something that cannot be honoured (exit status 2)."""
+
+
+def _with_default(action: argparse.Action) -> str | None:
+    help_text = action.help
+    if not action.option_strings or help_text == argparse.SUPPRESS:
+        return help_text
+    if isinstance(action, argparse._HelpAction | argparse._VersionAction):
+        return help_text
+    text = help_text or ""
+    if "default" in text.lower() or "required" in text.lower():
+        return text
+    if isinstance(action, argparse._StoreFalseAction) and action.option_strings[0].startswith(
+        "--no-"
+    ):
+        return text or f"turn off --{action.option_strings[0][5:]}"
+    if action.required:
+        shown = "required"
+    elif isinstance(action, argparse._StoreTrueAction):
+        shown = "default: off"
+    elif action.default is None or action.default == []:
+        shown = "default: not set"
+    else:
+        shown = f"default: {action.default}"
+    shown = shown.replace("%", "%%")
+    return f"{text} ({shown})" if text else f"({shown})"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose every option's help ends with its default."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """As ``ArgumentParser.add_argument``; then the default joins the help text."""
+        action = super().add_argument(*args, **kwargs)
+        action.help = _with_default(action)
+        return action
+
+
+def check_stdin_once(paths: Iterable[str | None]) -> None:
+    """Refuse ``-`` (stdin) given for more than one input.
+
+    Raises:
+        UsageError: when two inputs both say ``-``.
+    """
+    if sum(1 for p in paths if p == STDIO) > 1:
+        raise UsageError("'-' (stdin) can be given for one input only")
+
+
+def read_input(path: str, *, limit: int | None = None) -> bytes:
+    """The bytes of ``path``, or of stdin for ``-`` (bounded like any imported file).
+
+    Args:
+        path: a file, or ``-``.
+        limit: the most bytes accepted (default: the importers' ``max_file_bytes``).
+
+    Raises:
+        OSError: the file cannot be read.
+        UsageError: the input holds more than ``limit`` bytes.
+    """
+    limit = DEFAULT_LIMITS.max_file_bytes if limit is None else limit
+    if path == STDIO:
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"{path}: larger than {limit} bytes; refused")
+    return data
+
+
+def input_source(path: str) -> tuple[str | bytes, str | None]:
+    """``(source, name)`` for ``importers.load``: the path, or stdin's bytes for ``-``."""
+    if path == STDIO:
+        return read_input(path), STDIN_NAME
+    return path, None
+
+
+def write_output(path: str | None, data: bytes) -> None:
+    """Write ``data`` to ``path`` (``write_atomic``), or to stdout when ``path`` is ``-``/None."""
+    if path is None or path == STDIO:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    write_atomic(path, data)
+
+
+def print_json(value: JSONValue) -> None:
+    """Print one JSON document (what ``--json`` prints) with a final newline."""
+    print(json.dumps(value, ensure_ascii=False, indent=1))
+
+
+def add_json_flag(p: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--json`` (print ``what`` as one JSON document instead of text)."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as one JSON document")
