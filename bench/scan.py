@@ -30,14 +30,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import itertools
 
-import gen
-
 from worldinfo._js import canonical, parse_json
+from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import first_difference, message, observed, session_for
 from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.types import Book

@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from worldinfo._js import canonical
+from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
 from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen
 
 SETTINGS_VARIANTS: list[dict[str, Any]] = [
     {},

@@ -6,7 +6,7 @@ inclusion groups (weighted and scored), probability rolls, own scan depths, cons
 delay-until-recursion, exclude/prevent recursion, and contents that mention other entries'
 keys (recursion fodder). Chats draw from the same vocabulary. Same arguments, same case.
 
-    python bench/gen.py --entries 5000 --messages 200 > case.json
+    python -m worldinfo.conformance.generate --entries 5000 --messages 200 > case.json
 """
 
 from __future__ import annotations
