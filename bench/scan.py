@@ -68,7 +68,7 @@ def measure(case: Case, *, repeats: int, reference: bool = True) -> dict[str, An
     prepare = times[0]
     expected = [s.get("expect") for s in case["steps"]]
     if all(e is not None for e in expected):
-        ok = all(not first_difference(e, g) for e, g in zip(expected, first))
+        ok = all(not first_difference(e, g) for e, g in zip(expected, first, strict=False))
         judge = "SillyTavern's expectations"
     else:
         ok = True

@@ -54,8 +54,8 @@ def _always_holds(logic: int, hits: Iterable[bool]) -> bool:
 RULES: list[tuple[str, Callable[..., object], int, bool]] = [
     # (rule, replacement, uid affected, does the change make it fire?)
     ("secondary_holds", _always_holds, 0, True),
-    ("case_sensitive", lambda entry, settings: True, 1, False),
-    ("is_constant", lambda entry: False, 2, False),
+    ("case_sensitive", lambda _entry, _settings: True, 1, False),
+    ("is_constant", lambda _entry: False, 2, False),
     ("is_disabled", lambda entry: entry.get("uid") == 1, 1, False),
 ]
 

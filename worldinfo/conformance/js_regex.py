@@ -99,7 +99,7 @@ def check_redos(case: Mapping[str, JSONValue], *, cap_ms: float) -> tuple[str, s
 
 
 @register("js-regex-cases/1")
-def run(data: JSONValue, path: Path) -> Iterator[Outcome]:
+def run(data: JSONValue, _path: Path) -> Iterator[Outcome]:
     """Yield one outcome per case, ids ``regex/<case id>``."""
     for case in data.get("cases", []):
         problem = check_case(case)

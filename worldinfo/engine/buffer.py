@@ -131,7 +131,7 @@ class ScanBuffer:
         d = min(d, MAX_SCAN_DEPTH)
         n = 0 if math.isnan(d) else int(d)
         parts = [MATCHER + JOINER.join(self._depth[:n])]
-        for on, (_, name) in zip(flags, MATCH_FLAGS):
+        for on, (_, name) in zip(flags, MATCH_FLAGS, strict=False):
             value = getattr(self.scan_data, name)
             if on and value:
                 parts.append(value)

@@ -61,7 +61,7 @@ def select_books(sel: BookSelection, books: Mapping[str, Book]) -> SelectedBooks
     for name in sel.character_names:
         if not _js.truthy(name) or name in character:
             continue
-        if name in global_names or name == chat or name == persona:
+        if name in global_names or name in (chat, persona):
             continue
         character.append(name)
     if chat is not None and chat in global_names:

@@ -7,6 +7,7 @@ removing an entry that is no longer a candidate drops the *last* candidate (R43,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
@@ -66,8 +67,11 @@ def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
     return {k: grouped[k] for k in _js.js_key_order(grouped)}
 
 
-KeyTest = Callable[[Entry, str, bool, int], bool]
-"""``(entry, raw key, secondary?, index) -> match``: a key test for scoring."""
+class KeyTest(Protocol):
+    """A key test for scoring: does the raw ``key``, the ``slot``-th primary (or secondary)
+    key of ``entry``, match?"""
+
+    def __call__(self, entry: Entry, key: str, /, *, secondary: bool, slot: int) -> bool: ...
 
 
 def score(
@@ -77,18 +81,30 @@ def score(
     keys = entry.get("key", UNDEFINED)
     if not isinstance(keys, list) or not keys:
         return 0
+    test: KeyTest
     if key_test is None:
         haystack = buffer.haystack(entry, state)
 
-        def key_test(e: Entry, k: str, secondary: bool, i: int) -> bool:
+        def on_scan_text(e: Entry, k: str, *, secondary: bool, slot: int) -> bool:
+            del secondary, slot  # the entry's own scan text answers every key
             return buffer.match_key(haystack, k, e)
 
-    test = key_test
-    primary = sum(1 for i, k in enumerate(keys) if isinstance(k, str) and test(entry, k, False, i))
+        test = on_scan_text
+    else:
+        test = key_test
+    primary = sum(
+        1
+        for i, k in enumerate(keys)
+        if isinstance(k, str) and test(entry, k, secondary=False, slot=i)
+    )
     secondary = entry.get("keysecondary", UNDEFINED)
     if not isinstance(secondary, list) or not secondary:
         return primary
-    hits = sum(1 for i, k in enumerate(secondary) if isinstance(k, str) and test(entry, k, True, i))
+    hits = sum(
+        1
+        for i, k in enumerate(secondary)
+        if isinstance(k, str) and test(entry, k, secondary=True, slot=i)
+    )
     logic = entry.get("selectiveLogic", UNDEFINED)
     if _js.strict_eq(logic, 0):
         return primary + hits
@@ -156,7 +172,7 @@ def _filter(
         scores = [score(buffer, m, state, key_test) for m in members]
         best = max(scores, default=float("-inf"))
         kept = []
-        for m, s in zip(members, scores):
+        for m, s in zip(members, scores, strict=False):
             scored = _js.coalesce(m.get("useGroupScoring", UNDEFINED), use_scoring)
             if _js.truthy(scored) and s < best:
                 pool.remove(m, "group_score")

@@ -66,15 +66,15 @@ def raw_key_test(scan: WorkingState) -> KeyTest:
     plan = fast.plan
     haystacks: dict[int, str] = {}
 
-    def test(entry: Entry, key: str, secondary: bool, i: int) -> bool:
+    def test(entry: Entry, key: str, *, secondary: bool, slot: int) -> bool:
         pos = scan.index.get(id(entry))
         if pos is not None and key == _js.trim(key):
             sec = plan.secondary[pos]
             slots = plan.primary[pos] if not secondary else sec.slots if sec else ()
-            if i < len(slots):
-                if slots[i] == EMPTY:
+            if slot < len(slots):
+                if slots[slot] == EMPTY:
                     return True  # the raw "" is a substring of everything (Q9)
-                hit = fast.test(pos, slots[i])
+                hit = fast.test(pos, slots[slot])
                 if hit is not None:
                     return hit
         haystack = haystacks.get(id(entry))

@@ -66,7 +66,7 @@ def _unicode_groups() -> list[list[int]]:
 
 
 @functools.cache
-def _groups(unicode: bool) -> tuple[tuple[int, ...], ...]:
+def _groups(*, unicode: bool) -> tuple[tuple[int, ...], ...]:
     """Equivalence classes (of size > 1) of case-insensitive equality."""
     if unicode:
         return tuple(tuple(g) for g in _unicode_groups() if len(g) > 1)
@@ -94,37 +94,37 @@ def _cased_in_python(cp: int) -> bool:
 
 
 @functools.cache
-def fold_table(unicode: bool) -> dict[int, int]:
+def fold_table(*, unicode: bool) -> dict[int, int]:
     """Every character that has case variants, mapped to its group's smallest member.
 
     ``str.translate`` with this table turns a text into its canonical form: two texts are
     equal ignoring case (JavaScript's rule for the mode) iff their canonical forms are equal.
     """
-    return {c: g[0] for g in _groups(unicode) for c in g if c != g[0]}
+    return {c: g[0] for g in _groups(unicode=unicode) for c in g if c != g[0]}
 
 
 def fold_char(cp: int, *, unicode: bool) -> int:
     """The canonical form of one character (a literal of an ``i`` pattern)."""
-    return fold_table(unicode).get(cp, cp)
+    return fold_table(unicode=unicode).get(cp, cp)
 
 
 @functools.lru_cache(maxsize=8)
 def fold_text(text: str, *, unicode: bool) -> str:
     """The canonical form of a scan text (cached: every ``i`` key of a scan tests the same)."""
-    return text.translate(fold_table(unicode))
+    return text.translate(fold_table(unicode=unicode))
 
 
 def prepare(*, unicode: bool) -> None:
     """Build the case tables of a mode now (a one-time cost of about a second per process),
     so that timing a compile measures the key, not the first use of the tables."""
-    fold_table(unicode)
-    _members(unicode)
+    fold_table(unicode=unicode)
+    _members(unicode=unicode)
 
 
 @functools.cache
-def _members(unicode: bool) -> tuple[str, tuple[int, ...]]:
+def _members(*, unicode: bool) -> tuple[str, tuple[int, ...]]:
     """Every member of every case group, as one string, and the group of each position."""
-    groups = _groups(unicode)
+    groups = _groups(unicode=unicode)
     text = "".join(chr(c) for g in groups for c in g)
     owner = tuple(i for i, g in enumerate(groups) for _ in g)
     return text, owner
@@ -142,8 +142,8 @@ def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     if body == "(?!)":
         return cs
     member = regex.compile(body, regex.V0)
-    groups = _groups(unicode)
-    text, owner = _members(unicode)
+    groups = _groups(unicode=unicode)
+    text, owner = _members(unicode=unicode)
     counts: dict[int, int] = {}
     for m in member.finditer(text):
         g = owner[m.start()]

@@ -63,7 +63,7 @@ def _is_part(ch: str) -> bool:
     return ch in ("$", "\u200c", "\u200d") or ("_" + ch).isidentifier()
 
 
-def read_name(src: str, pos: int, *, unicode: bool) -> tuple[str, int]:
+def read_name(src: str, pos: int, *, unicode: bool) -> tuple[str, int]:  # noqa: ARG001 (both modes read names alike)
     """Read a group name starting at ``pos`` up to and including the closing ``>``.
 
     Args:

@@ -151,7 +151,7 @@ class _Parser(Cursor):
             raise JSSyntaxError("Nothing to repeat")
         if self.has_backrefs and (q[1] is None or q[1] > 1):
             frag = self.reset_groups(frag, range(first_group, self.group_index + 1))
-        return self.repeat(frag, *q)
+        return self.repeat(frag, q[0], q[1], lazy=q[2])
 
     def reset_groups(self, frag: Frag, groups: range) -> Frag:
         """JavaScript clears a repeated atom's captures at each iteration.
@@ -232,7 +232,7 @@ class _Parser(Cursor):
             self.pos += 1
         return lo, hi, lazy
 
-    def repeat(self, frag: Frag, lo: int, hi: int | None, lazy: bool) -> Frag:
+    def repeat(self, frag: Frag, lo: int, hi: int | None, *, lazy: bool) -> Frag:
         per = max(frag.cost, 1)
         limit = max(1, COUNT_BUDGET // per)
         if lo > limit:

@@ -62,7 +62,7 @@ class _Finder:
     buckets: dict[int, dict[str, Bucket]] = field(default_factory=dict)
     patterns: dict[int, Any] | None = None
 
-    def add(self, text: str, nid: int, whole: bool) -> None:
+    def add(self, text: str, nid: int, *, whole: bool) -> None:
         size = min(len(text), PREFIX)
         bucket = self.buckets.setdefault(size, {}).setdefault(text[:size], {})
         bucket.setdefault(len(text), {}).setdefault(text, []).append((nid, whole))
@@ -116,7 +116,7 @@ class KeyIndex:
             finder = self._finders.get(needle.lowered)
             if finder is None:
                 finder = self._finders[needle.lowered] = _Finder()
-            finder.add(needle.text, nid, needle.whole_word)
+            finder.add(needle.text, nid, whole=needle.whole_word)
         return nid
 
     def freeze(self) -> None:

@@ -103,7 +103,7 @@ class FastScan:
     def _extra_ids(self, flags: tuple[bool, ...]) -> frozenset[int]:
         got = self._extra.get(flags)
         if got is None:
-            texts = [v for on, v in zip(flags, self.buffer.scan_texts()) if on and v]
+            texts = [v for on, v in zip(flags, self.buffer.scan_texts(), strict=False) if on and v]
             texts += self.buffer.inject
             got = self._extra[flags] = frozenset(self.plan.needles.found_all(texts))
         return got
