@@ -102,7 +102,7 @@ def test_rng_and_numbers() -> None:
 
 
 def entry(uid: int | str, **fields: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "uid": uid, "key": [], "keysecondary": [], "content": f"C{uid}", "constant": False,
         "selective": True, "selectiveLogic": 0, "order": 100, "position": 0,
         "probability": 100, "useProbability": True, "depth": 4, "group": "", "groupWeight": 100,
