@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED
-from worldinfo.engine.state import Entry, WorkingState
+from worldinfo.engine.state import WorkingState
 from worldinfo.engine.timed_effects import entry_key
+from worldinfo.types import RawEntry
 
 
-def probability_and_budget(scan: WorkingState, candidates: list[Entry], base_tokens: int) -> None:
+def probability_and_budget(
+    scan: WorkingState, candidates: list[RawEntry], base_tokens: int
+) -> None:
     """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
     fast = scan.fast
     if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
@@ -60,7 +63,9 @@ def probability_and_budget(scan: WorkingState, candidates: list[Entry], base_tok
         scan.activated[key] = entry
 
 
-def _own(scan: WorkingState, candidates: list[Entry], i: int, entry: Entry, pos: int) -> Entry:
+def _own(
+    scan: WorkingState, candidates: list[RawEntry], i: int, entry: RawEntry, pos: int
+) -> RawEntry:
     """Copy a prepared (shared) entry before the scan writes to it, and use the copy from
     now on wherever the scan holds the entry: upstream mutates a per-scan clone (R27)."""
     fast = scan.fast

@@ -13,13 +13,12 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.timed_effects import TimedEffects
-from worldinfo.types import ScanState
+from worldinfo.types import RawEntry, ScanState
 
-Entry = dict[str, JSONValue]
 DEFAULT_WEIGHT = 100
 
 
-OnRemove = Callable[[Entry, str], None]
+OnRemove = Callable[[RawEntry, str], None]
 
 
 class _Candidates:
@@ -28,13 +27,13 @@ class _Candidates:
 
     __slots__ = ("alive", "items", "on_remove", "tail")
 
-    def __init__(self, items: list[Entry], on_remove: OnRemove | None) -> None:
+    def __init__(self, items: list[RawEntry], on_remove: OnRemove | None) -> None:
         self.items = items
         self.alive = {id(e) for e in items}
         self.tail = len(items) - 1
         self.on_remove = on_remove
 
-    def remove(self, entry: Entry, reason: str) -> None:
+    def remove(self, entry: RawEntry, reason: str) -> None:
         """``removeEntry``: splice at ``indexOf(entry)``; at -1 the *last* one goes (R43)."""
         if id(entry) not in self.alive:
             while self.tail >= 0 and id(self.items[self.tail]) not in self.alive:
@@ -52,9 +51,9 @@ class _Candidates:
             self.items[:] = [e for e in self.items if id(e) in self.alive]
 
 
-def group_candidates(candidates: Sequence[Entry]) -> dict[str, list[Entry]]:
+def group_candidates(candidates: Sequence[RawEntry]) -> dict[str, list[RawEntry]]:
     """Map group name -> members in JavaScript key order (R42)."""
-    grouped: dict[str, list[Entry]] = {}
+    grouped: dict[str, list[RawEntry]] = {}
     for entry in candidates:
         group = entry.get("group", UNDEFINED)
         if not _js.truthy(group):
@@ -71,11 +70,11 @@ class KeyTest(Protocol):
     """A key test for scoring: does the raw ``key``, the ``slot``-th primary (or secondary)
     key of ``entry``, match?"""
 
-    def __call__(self, entry: Entry, key: str, /, *, secondary: bool, slot: int) -> bool: ...
+    def __call__(self, entry: RawEntry, key: str, /, *, secondary: bool, slot: int) -> bool: ...
 
 
 def score(
-    buffer: ScanBuffer, entry: Entry, state: ScanState, key_test: KeyTest | None = None
+    buffer: ScanBuffer, entry: RawEntry, state: ScanState, key_test: KeyTest | None = None
 ) -> int:
     """``getScore``: raw primary (and secondary) key hits (R46)."""
     keys = entry.get("key", UNDEFINED)
@@ -85,7 +84,7 @@ def score(
     if key_test is None:
         haystack = buffer.haystack(entry, state)
 
-        def on_scan_text(e: Entry, k: str, *, secondary: bool, slot: int) -> bool:
+        def on_scan_text(e: RawEntry, k: str, *, secondary: bool, slot: int) -> bool:
             del secondary, slot  # the entry's own scan text answers every key
             return buffer.match_key(haystack, k, e)
 
@@ -114,9 +113,9 @@ def score(
 
 
 def filter_groups(
-    candidates: list[Entry],
+    candidates: list[RawEntry],
     *,
-    activated: Mapping[str, Entry],
+    activated: Mapping[str, RawEntry],
     buffer: ScanBuffer,
     state: ScanState,
     timed: TimedEffects,
@@ -136,9 +135,9 @@ def filter_groups(
 
 
 def _filter(
-    grouped: dict[str, list[Entry]],
+    grouped: dict[str, list[RawEntry]],
     pool: _Candidates,
-    activated: Mapping[str, Entry],
+    activated: Mapping[str, RawEntry],
     buffer: ScanBuffer,
     state: ScanState,
     timed: TimedEffects,
@@ -194,7 +193,7 @@ def _filter(
         _pick(pool, members, rng)
 
 
-def _pick(pool: _Candidates, members: list[Entry], rng: Callable[[], float]) -> None:
+def _pick(pool: _Candidates, members: list[RawEntry], rng: Callable[[], float]) -> None:
     prio = [m for m in members if _js.truthy(m.get("groupOverride", UNDEFINED))]
     if prio:
         winner = _js.sort_desc_by_order(prio)[0]

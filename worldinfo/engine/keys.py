@@ -9,7 +9,8 @@ from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.plan import EMPTY
 from worldinfo.engine.groups import KeyTest
-from worldinfo.engine.state import Entry, WorkingState
+from worldinfo.engine.state import WorkingState
+from worldinfo.types import RawEntry
 
 
 class Probe:
@@ -18,7 +19,7 @@ class Probe:
 
     __slots__ = ("entry", "haystack", "pos", "scan")
 
-    def __init__(self, scan: WorkingState, entry: Entry) -> None:
+    def __init__(self, scan: WorkingState, entry: RawEntry) -> None:
         self.scan = scan
         self.entry = entry
         self.pos = scan.index.get(id(entry)) if scan.fast is not None else None
@@ -43,7 +44,7 @@ class Probe:
         return scan.buffer.match_key(self.haystack, _js.trim(text), self.entry)
 
 
-def keys_match(scan: WorkingState, entry: Entry) -> str:
+def keys_match(scan: WorkingState, entry: RawEntry) -> str:
     """R31 steps 16-20 and R32: ``"key"`` when keys activate the entry, else the reason."""
     keys = entry_rules.primary_keys(entry)
     if keys is None:
@@ -66,7 +67,7 @@ def raw_key_test(scan: WorkingState) -> KeyTest:
     plan = fast.plan
     haystacks: dict[int, str] = {}
 
-    def test(entry: Entry, key: str, *, secondary: bool, slot: int) -> bool:
+    def test(entry: RawEntry, key: str, *, secondary: bool, slot: int) -> bool:
         pos = scan.index.get(id(entry))
         if pos is not None and key == _js.trim(key):
             sec = plan.secondary[pos]

@@ -25,14 +25,14 @@ from worldinfo.engine.gathering import (
 from worldinfo.engine.output import RegexHook, assemble, authors_note
 from worldinfo.engine.passes import run_pass
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
-from worldinfo.engine.state import CharacterIdentity, Entry, TokenCounter, WorkingState
+from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
 from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
-from worldinfo.types import Book, ScanState, Settings
+from worldinfo.types import Book, RawEntry, ScanState, Settings
 
 NO_SCAN_DATA = ScanData()
 DEFAULT_MACROS = Macros()
@@ -207,7 +207,7 @@ def _check(
             timed_world_info=timed_state, forced_consumed=False, trace=Trace() if trace else None
         )
 
-    registry: dict[str, Entry] = {}
+    registry: dict[str, RawEntry] = {}
     for obj in forced:
         if "world" in obj and "uid" in obj:
             registry[entry_key(obj)] = dict(obj)
@@ -297,7 +297,7 @@ def _run_loops(scan: WorkingState, sources: Sequence[ActivationSource]) -> int:
     return count
 
 
-def _next_state(scan: WorkingState, for_recursion: list[Entry]) -> ScanState:
+def _next_state(scan: WorkingState, for_recursion: list[RawEntry]) -> ScanState:
     """R50: recursion, min-activations widening, or a pending delay level."""
     s = scan.settings
     recursive = _js.truthy(s.recursive)
@@ -335,8 +335,8 @@ def _scan_done(
     sources: Sequence[ActivationSource],
     count: int,
     current: ScanState,
-    candidates: list[Entry],
-    successful: list[Entry],
+    candidates: list[RawEntry],
+    successful: list[RawEntry],
 ) -> None:
     state = LoopState(
         loop=count,

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.result import DepthGroup, ExampleEntry
-from worldinfo.types import Position
+from worldinfo.types import Position, RawEntry
 
-Entry = dict[str, JSONValue]
 RegexHook = Callable[[str, JSONValue], str]
 """Regex scripts with the WORLD_INFO placement: ``(content, depth or None) -> content``."""
 
@@ -36,7 +35,7 @@ class Assembled:
         return {k: tuple(self.outlets[k]) for k in _js.js_key_order(self.outlets)}
 
 
-def assemble(activated: Sequence[Entry], *, regex_hook: RegexHook | None = None) -> Assembled:
+def assemble(activated: Sequence[RawEntry], *, regex_hook: RegexHook | None = None) -> Assembled:
     """Bucket the activated entries by position, in SillyTavern's order (R67-R70)."""
     out = Assembled()
     for entry in _js.sort_desc_by_order(list(activated)):
@@ -70,7 +69,7 @@ def assemble(activated: Sequence[Entry], *, regex_hook: RegexHook | None = None)
     return out
 
 
-def _add_depth(out: Assembled, entry: Entry, text: str) -> None:
+def _add_depth(out: Assembled, entry: RawEntry, text: str) -> None:
     depth = _js.coalesce(entry.get("depth", UNDEFINED), 4)
     role = _js.coalesce(entry.get("role", UNDEFINED), 0)
     for d, r, entries in out.depth:

@@ -11,16 +11,16 @@ from worldinfo.engine.buffer import MATCHER
 from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
-from worldinfo.engine.state import Entry, WorkingState
+from worldinfo.engine.state import WorkingState
 from worldinfo.engine.timed_effects import entry_key
-from worldinfo.types import ScanState
+from worldinfo.types import RawEntry, ScanState
 
 Why = tuple[str, dict[str, JSONValue]]
 
 
-def run_pass(scan: WorkingState) -> tuple[list[Entry], list[Entry]]:
+def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
     """Run one pass; return its candidates and its "successful" entries (R49)."""
-    nominated: list[Entry] = []
+    nominated: list[RawEntry] = []
     why: dict[int, Why] = {}
     fast = scan.fast
     if fast is not None:
@@ -37,12 +37,12 @@ def run_pass(scan: WorkingState) -> tuple[list[Entry], list[Entry]]:
         if fast is not None:
             stuck = fast.sticky
 
-            def first(e: Entry) -> bool:
+            def first(e: RawEntry) -> bool:
                 pos = index.get(id(e))
                 return pos in stuck if pos is not None else sticky("sticky", e)
         else:
 
-            def first(e: Entry) -> bool:
+            def first(e: RawEntry) -> bool:
                 return sticky("sticky", e)
 
         candidates = sorted(nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1)))
@@ -68,7 +68,7 @@ def run_pass(scan: WorkingState) -> tuple[list[Entry], list[Entry]]:
     return candidates, successful
 
 
-def _nominate_all(scan: WorkingState, nominated: list[Entry], why: dict[int, Why]) -> None:
+def _nominate_all(scan: WorkingState, nominated: list[RawEntry], why: dict[int, Why]) -> None:
     """Candidate selection over every entry (R31), noting reasons when tracing."""
     tracing = scan.trace is not None
     seen: set[int] = set()
@@ -82,7 +82,7 @@ def _nominate_all(scan: WorkingState, nominated: list[Entry], why: dict[int, Why
             nominated.append(chosen)
 
 
-def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[Entry]) -> None:
+def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]) -> None:
     """Candidate selection visiting only the entries that can be nominated or have a side
     effect; the others would be skipped by ``_select`` without calling anything."""
     entries = scan.entries
@@ -110,8 +110,8 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[Entry]) -
 
 def _trace_selection(
     scan: WorkingState,
-    entry: Entry,
-    chosen: Entry | None,
+    entry: RawEntry,
+    chosen: RawEntry | None,
     reason: str,
     warned: int,
     why: dict[int, Why],
@@ -125,7 +125,7 @@ def _trace_selection(
         scan.note(entry, "skipped", reason, detail)
 
 
-def _explain(scan: WorkingState, entry: Entry) -> dict[str, JSONValue]:
+def _explain(scan: WorkingState, entry: RawEntry) -> dict[str, JSONValue]:
     """The first primary key that matches, and the part of the scan text it was found in."""
     buf = scan.buffer
     probe = Probe(scan, entry)
@@ -141,7 +141,7 @@ def _explain(scan: WorkingState, entry: Entry) -> dict[str, JSONValue]:
     return {}
 
 
-def _filtered_by_character(scan: WorkingState, entry: Entry) -> str:
+def _filtered_by_character(scan: WorkingState, entry: RawEntry) -> str:
     """R31 steps 3-4: character name and tag filters; the skip reason, or ``""``."""
     cf = entry_rules.character_filter(entry)
     if cf is None:
@@ -167,7 +167,7 @@ def _filtered_by_character(scan: WorkingState, entry: Entry) -> str:
     return ""
 
 
-def _select(scan: WorkingState, entry: Entry) -> tuple[Entry | None, str]:
+def _select(scan: WorkingState, entry: RawEntry) -> tuple[RawEntry | None, str]:
     """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why."""
     key = entry_key(entry)
     if id(entry) in scan.failed:

@@ -15,9 +15,8 @@ from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.timed_effects import TimedEffects, entry_key
 from worldinfo.macros import Substitute
 from worldinfo.trace import Trace, TraceEvent
-from worldinfo.types import ScanState, Settings
+from worldinfo.types import RawEntry, ScanState, Settings
 
-Entry = dict[str, JSONValue]
 TokenCounter = Callable[[str], int]
 
 
@@ -37,18 +36,18 @@ class WorkingState:
     settings: Settings
     buffer: ScanBuffer
     timed: TimedEffects
-    entries: list[Entry]
+    entries: list[RawEntry]
     index: dict[int, int]
     rng: Callable[[], float]
     count_tokens: TokenCounter
     substitute: Substitute
     character: CharacterIdentity | None
-    forced: Mapping[str, Entry]
+    forced: Mapping[str, RawEntry]
     budget: int
     trigger: str
     state: ScanState = ScanState.INITIAL
     overflowed: bool = False
-    activated: dict[str, Entry] = field(default_factory=dict)
+    activated: dict[str, RawEntry] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
     all_activated_text: str = ""
     current_level: JSONValue = 0
@@ -57,7 +56,9 @@ class WorkingState:
     pending_levels: list[JSONValue] = field(default_factory=list)
     fast: FastScan | None = None
 
-    def note(self, entry: Entry, outcome: str, reason: str, detail: dict[str, JSONValue]) -> None:
+    def note(
+        self, entry: RawEntry, outcome: str, reason: str, detail: dict[str, JSONValue]
+    ) -> None:
         """Record a traced decision about ``entry`` (tracing must be on)."""
         assert self.trace is not None
         event = TraceEvent(

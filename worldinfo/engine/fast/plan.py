@@ -41,9 +41,8 @@ from worldinfo.engine.regex_limits import RegexClock
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros.names import may_have_macros
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
-from worldinfo.types import Book, Entry, Settings
+from worldinfo.types import Book, Entry, RawEntry, Settings
 
-Obj = dict[str, JSONValue]
 Origin = tuple[Entry, str, list[int]]
 """Where a prepared entry comes from: the book entry, the book name, and its hash once known."""
 EMPTY = -1
@@ -81,7 +80,7 @@ class Secondary:
 class Plan:
     """The sorted entries of one book selection, and their static facts by position."""
 
-    entries: tuple[Obj, ...]
+    entries: tuple[RawEntry, ...]
     books: tuple[Book | None, ...]
     index: dict[int, int]
     keys: list[str]
@@ -151,8 +150,8 @@ class ScanCache:
     """Decorated entries per book version and plans per selection, kept across scans."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, dict[int, tuple[Obj, Origin]]] = {}
-        self._books: dict[str, tuple[Book, list[tuple[Obj, Origin]]]] = {}
+        self._entries: dict[str, dict[int, tuple[RawEntry, Origin]]] = {}
+        self._books: dict[str, tuple[Book, list[tuple[RawEntry, Origin]]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
         self._trust = DEFAULT_TRUST
 
@@ -202,7 +201,7 @@ class ScanCache:
         for plan in self._plans.values():
             plan.needles.forget_lines()
 
-    def _templates(self, name: str, book: Book | None) -> list[tuple[Obj, Origin]]:
+    def _templates(self, name: str, book: Book | None) -> list[tuple[RawEntry, Origin]]:
         """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
         if book is None or book.entries is None:
             return []
@@ -210,8 +209,8 @@ class ScanCache:
         if cached is not None and cached[0] is book:
             return cached[1]
         old = self._entries.get(name, {})
-        fresh: dict[int, tuple[Obj, Origin]] = {}
-        out: list[tuple[Obj, Origin]] = []
+        fresh: dict[int, tuple[RawEntry, Origin]] = {}
+        out: list[tuple[RawEntry, Origin]] = []
         for entry in book.entries:
             hit = old.get(id(entry))
             if hit is None or hit[1][0] is not entry:
@@ -233,8 +232,8 @@ class ScanCache:
     ) -> Plan:
         origin_of: dict[int, Origin] = {}
 
-        def load(names: tuple[str, ...]) -> list[Obj]:
-            out: list[Obj] = []
+        def load(names: tuple[str, ...]) -> list[RawEntry]:
+            out: list[RawEntry] = []
             for n in names:
                 for template, origin in self._templates(n, books.get(n)):
                     origin_of[id(template)] = origin
@@ -249,7 +248,7 @@ class ScanCache:
             strategy=strategy,
         )
         seen: set[int] = set()
-        entries: list[Obj] = []
+        entries: list[RawEntry] = []
         origins: list[Origin] = []
         for obj in ordered:
             origins.append(origin_of[id(obj)])
@@ -272,7 +271,9 @@ class Gate:
     regex: RegexClock = field(default_factory=RegexClock)
 
 
-def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> int:
+def _slot(
+    key: JSONValue, entry: RawEntry, settings: Settings, needles: KeyIndex, gate: Gate
+) -> int:
     """The key's needle id, or ``EMPTY``/``UNKNOWN`` (the rules of ``match_key``, from ``entry_rules``;
     a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
     if not isinstance(key, str) or may_have_macros(key):
@@ -303,7 +304,9 @@ def _slot(key: JSONValue, entry: Obj, settings: Settings, needles: KeyIndex, gat
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
-def _secondary(entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) -> Secondary | None:
+def _secondary(
+    entry: RawEntry, settings: Settings, needles: KeyIndex, gate: Gate
+) -> Secondary | None:
     sec = entry_rules.secondary_keys(entry)
     if sec is None:
         return None
@@ -313,7 +316,7 @@ def _secondary(entry: Obj, settings: Settings, needles: KeyIndex, gate: Gate) ->
     )
 
 
-def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
+def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
     """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
     ``entry_rules`` functions it calls)."""
     rules = entry_rules
@@ -338,7 +341,7 @@ def _kind(entry: Obj, primary: tuple[int, ...], secondary: Secondary | None) -> 
 
 
 def build_plan(
-    entries: list[Obj],
+    entries: list[RawEntry],
     settings: Settings,
     origins: list[Origin],
     *,
