@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 import pytest
 
 from worldinfo import Book, Message, Session
-from worldinfo.engine import entry_rules
+from worldinfo.engine import entry_rules, gathering
+from worldinfo.lint import lint
 from worldinfo.types import Entry
 
 
@@ -75,3 +76,22 @@ def test_a_rule_changed_once_changes_both_paths(
     assert (uid in slow) == fires, "the straightforward path ignored the rule's definition"
     assert (uid in fast) == fires, "the fast path keeps its own copy of the rule"
     assert slow == fast
+
+
+def test_the_decorator_list_is_shared_by_the_scan_and_lint(monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = Entry.new(0, key=["dragon"], content="@@dont_activate\nD")
+    book = Book(name="B", entries=(entry,))
+
+    def scan_fires() -> bool:
+        session = Session(books={"B": book}, global_books=["B"], rng=lambda: 0.5)
+        session.chat.append(Message(name="User", mes="a dragon", is_user=True))
+        return bool(session.generate("normal").activated)
+
+    def lint_codes() -> set[str]:
+        return {f.code for f in lint([book])}
+
+    assert not scan_fires()
+    assert "WI100" not in lint_codes()
+    monkeypatch.setattr(gathering, "KNOWN_DECORATORS", ("@@activate",))
+    assert scan_fires(), "the scan keeps its own decorator list"
+    assert "WI100" in lint_codes(), "lint keeps its own decorator list"

@@ -122,21 +122,34 @@ def parse_decorators(content: JSONValue) -> tuple[list[str], JSONValue]:
         raise JSError("content.startsWith is not a function")
     if not content.startswith("@@"):
         return [], content
-    decorators: list[str] = []
+    lines, first = read_decorators(content)
+    decorators = [name for name, known in lines if known]
+    if first is None:
+        return decorators, content
+    return decorators, "\n".join(content.split("\n")[first:])
+
+
+def read_decorators(content: str) -> tuple[list[tuple[str, bool]], int | None]:
+    """The decorator lines SillyTavern reads at the top of ``content`` (R14), one definition
+    for the scan (``parse_decorators``) and lint.
+
+    Returns:
+        Each decorator name read (an ``@@@`` line only after an unknown one, as its
+        fallback) with whether it is known (starts with ``@@activate``/``@@dont_activate``),
+        and the index of the first content line (``None``: every line is an ``@@`` line).
+    """
+    read: list[tuple[str, bool]] = []
     fallback = False
-    lines = content.split("\n")
-    for i, line in enumerate(lines):
+    for i, line in enumerate(content.split("\n")):
         if not line.startswith("@@"):
-            return decorators, "\n".join(lines[i:])
+            return read, i
         if line.startswith("@@@") and not fallback:
             continue
         name = line[1:] if line.startswith("@@@") else line
-        if name.startswith(KNOWN_DECORATORS):
-            decorators.append(name)
-            fallback = False
-        else:
-            fallback = True
-    return decorators, content
+        known = name.startswith(KNOWN_DECORATORS)
+        read.append((name, known))
+        fallback = not known
+    return read, None
 
 
 def decorate_unhashed(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:

@@ -7,10 +7,9 @@ import math
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED
+from worldinfo.engine import gathering
 from worldinfo.lint.model import Finding, LintOptions, Located
 from worldinfo.types import GENERATION_TYPES
-
-KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
 
 CCV3_DECORATORS = frozenset(
     {
@@ -186,17 +185,10 @@ def _decorators(e: Located) -> list[Finding]:
     if not isinstance(content, str) or not content.startswith("@@"):
         return []
     out: list[Finding] = []
-    lines = content.split("\n")
-    fallback = False
-    for line in lines:
-        if not line.startswith("@@"):
-            break
-        if line.startswith("@@@") and not fallback:
-            continue
-        name = line[1:] if line.startswith("@@@") else line
-        if name.startswith(KNOWN_DECORATORS):
-            fallback = False
-            if name not in KNOWN_DECORATORS:
+    read, first = gathering.read_decorators(content)
+    for name, known in read:
+        if known:
+            if name not in gathering.KNOWN_DECORATORS:
                 out.append(
                     e.finding(
                         "WI101",
@@ -206,7 +198,6 @@ def _decorators(e: Located) -> list[Finding]:
                     )
                 )
             continue
-        fallback = True
         word = name.split()[0] if name.split() else name
         ccv3 = word in CCV3_DECORATORS
         out.append(
@@ -219,7 +210,7 @@ def _decorators(e: Located) -> list[Finding]:
                 "(the line is dropped from the content)",
             )
         )
-    if all(line.startswith("@@") for line in lines):
+    if first is None:
         out.append(
             e.finding(
                 "WI102",
