@@ -28,6 +28,7 @@ _COMMANDS = (
     "authortest",
     "replay",
     "macros",
+    "serve",
 )
 
 

@@ -18,7 +18,13 @@ from worldinfo._js import parse_json
 from worldinfo.cli._inputs import InputError, read_chat
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
-from worldinfo.sources.retriever_chat import ChatSync, exchanges, parse_st_chat, st_chat_dates
+from worldinfo.sources.retriever_chat import (
+    ChatSync,
+    exchanges,
+    parse_st_chat,
+    read_chat_text,
+    st_chat_dates,
+)
 from worldinfo.sources.retriever_settings import RANKINGS, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
 from worldinfo.sources.store_errors import StoreError
@@ -107,7 +113,7 @@ def _ingest_into(
     dates = None
     if chat.suffix == ".jsonl":
         try:
-            text = chat.read_text(encoding="utf-8")
+            text = read_chat_text(chat)
             _, messages = parse_st_chat(text)
             dates = st_chat_dates(text)
         except ValueError as exc:

@@ -1,4 +1,5 @@
-"""Small examples written for worldinfo (MIT): a lorebook and chat (``worldinfo demo``) and a
+"""Small examples written for worldinfo (MIT): a lorebook and chat (``worldinfo demo``), the
+same book in a V2 character card (``archivist-card.json``, the ``serve`` walk-through) and a
 dated SillyTavern chat for the memory (``memory-chat.jsonl``)."""
 
 from __future__ import annotations

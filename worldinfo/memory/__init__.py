@@ -33,6 +33,7 @@ from worldinfo.sources.retriever_chat import (
     Exchange,
     exchanges,
     parse_st_chat,
+    read_chat_text,
     st_chat_dates,
 )
 from worldinfo.sources.retriever_index import Record
@@ -61,8 +62,8 @@ def ingest_st_chat(
         ValueError: a line is not JSON (the message names the file).
     """
     chat = Path(path)
-    text = chat.read_text(encoding="utf-8")
     try:
+        text = read_chat_text(chat)
         _, messages = parse_st_chat(text)
         dates = st_chat_dates(text)
     except ValueError as exc:

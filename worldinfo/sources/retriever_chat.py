@@ -11,11 +11,12 @@ syncing a chat deletes the old record and ingests the new one.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
+from worldinfo._js import parse_json
 from worldinfo.sources.retriever import RecordStore
 from worldinfo.sources.timestamps import TimestampError, optional_timestamp
 from worldinfo.types import Message
@@ -97,24 +98,64 @@ def last_turn(messages: Sequence[Message]) -> tuple[str, str]:
     return "", ""
 
 
-def parse_st_chat(text: str) -> tuple[dict[str, object], list[Message]]:
+MAX_CHAT_BYTES = 64 * 1024 * 1024
+"""Largest ``.jsonl`` chat read for memory (as ``importers.Limits.max_file_bytes``)."""
+MAX_CHAT_LINES = 1_000_000
+"""Most lines read from one chat (as ``importers.Limits.max_chat_lines``)."""
+
+
+def read_chat_text(path: str | Path, *, max_bytes: int = MAX_CHAT_BYTES) -> str:
+    """The text of a chat file, refused before reading when it is over ``max_bytes``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is too large or not UTF-8 (the message names the limit).
+    """
+    chat = Path(path)
+    size = chat.stat().st_size
+    if size > max_bytes:
+        raise ValueError(
+            f"{size} bytes is over the limit of {max_bytes} (max_bytes; "
+            "raise it to read a larger chat)"
+        )
+    try:
+        return chat.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc})") from None
+
+
+def _chat_lines(text: str, *, max_lines: int) -> Iterator[tuple[int, object]]:
+    """``(line number, parsed JSON)`` of each non-blank line, each within the JSON bounds."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if n > max_lines:
+            raise ValueError(
+                f"more than {max_lines} lines (max_lines; raise it to read a longer chat)"
+            )
+        if line.strip():
+            try:
+                yield n, parse_json(line)
+            except ValueError as exc:
+                raise ValueError(f"line {n}: {exc}") from None
+
+
+def parse_st_chat(
+    text: str, *, max_lines: int = MAX_CHAT_LINES
+) -> tuple[dict[str, object], list[Message]]:
     """Parse a SillyTavern ``.jsonl`` chat: (header line, messages).
 
     Args:
         text: the file's text (one JSON object per line; the first is the header).
+        max_lines: the most lines read (each line is bounded by ``_js.JSONBounds``).
 
     Returns:
         The header object (``{}`` if absent) and the messages in file order.
 
     Raises:
-        ValueError: a line is not a JSON object.
+        ValueError: a line is not a JSON object, or a bound is exceeded.
     """
     header: dict[str, object] = {}
     messages: list[Message] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        obj = json.loads(line)
+    for n, obj in _chat_lines(text, max_lines=max_lines):
         if not isinstance(obj, dict):
             raise ValueError(f"line {n}: not a JSON object")  # noqa: TRY004 (bad content)
         if "mes" not in obj:
@@ -132,7 +173,7 @@ def parse_st_chat(text: str) -> tuple[dict[str, object], list[Message]]:
     return header, messages
 
 
-def st_chat_dates(text: str) -> list[datetime | None]:
+def st_chat_dates(text: str, *, max_lines: int = MAX_CHAT_LINES) -> list[datetime | None]:
     """The ``send_date`` of each message of a SillyTavern ``.jsonl`` chat (``None`` if absent).
 
     Parallel to the messages of ``parse_st_chat``. Values in no known form
@@ -141,15 +182,13 @@ def st_chat_dates(text: str) -> list[datetime | None]:
 
     Args:
         text: the file's text.
+        max_lines: the most lines read.
 
     Returns:
         One entry per message line.
     """
     out: list[datetime | None] = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        obj = json.loads(line)
+    for _, obj in _chat_lines(text, max_lines=max_lines):
         if not isinstance(obj, dict) or "mes" not in obj:
             continue
         try:

@@ -9,11 +9,20 @@ V8's ICU, minus its Turkic i folding).
 An ``i`` key is matched against the canonical form of the text (each character replaced by
 the smallest member of its case group): literals are emitted canonical, classes as their
 closure, and backreferences then compare exactly as JavaScript does.
+
+The case groups are shipped precomputed (``worldinfo/_js/casefold.json``, written by
+``write_case_groups`` from ``compute_groups``): computing them costs about 0.7 s, which every
+process would pay on its first ``i`` key; a test checks the file against the computation on
+the Unicode data it was made with.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import unicodedata
+from importlib import resources
+from pathlib import Path
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
@@ -65,9 +74,43 @@ def _unicode_groups() -> list[list[int]]:
     return groups
 
 
+CASE_GROUPS_PACKAGE, CASE_GROUPS_FILE = "worldinfo._js", "casefold.json"
+"""Where the shipped case groups are (package data, so the file travels with ``_js``)."""
+
+
+def case_data_versions() -> dict[str, str]:
+    """The Unicode data the groups are computed from: Python's and ``regex``'s."""
+    return {"python_unicode": unicodedata.unidata_version, "regex": str(regex.__version__)}
+
+
+@functools.cache
+def shipped_groups() -> dict[str, object]:
+    """The shipped file's content: ``versions`` and the groups of each mode."""
+    text = resources.files(CASE_GROUPS_PACKAGE).joinpath(CASE_GROUPS_FILE).read_text("utf-8")
+    data: dict[str, object] = json.loads(text)
+    return data
+
+
 @functools.cache
 def _groups(*, unicode: bool) -> tuple[tuple[int, ...], ...]:
-    """Equivalence classes (of size > 1) of case-insensitive equality."""
+    """Equivalence classes (of size > 1) of case-insensitive equality (the shipped ones)."""
+    groups = shipped_groups()["unicode" if unicode else "legacy"]
+    assert isinstance(groups, list)
+    return tuple(tuple(int(c) for c in g) for g in groups)
+
+
+def write_case_groups(path: str | Path) -> None:
+    """Write ``compute_groups`` of both modes, with the data versions, as the shipped file."""
+    data = {
+        "versions": case_data_versions(),
+        "legacy": [list(g) for g in compute_groups(unicode=False)],
+        "unicode": [list(g) for g in compute_groups(unicode=True)],
+    }
+    Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def compute_groups(*, unicode: bool) -> tuple[tuple[int, ...], ...]:
+    """Equivalence classes (of size > 1) of case-insensitive equality, computed afresh."""
     if unicode:
         return tuple(tuple(g) for g in _unicode_groups() if len(g) > 1)
     by_canon: dict[int, list[int]] = {}

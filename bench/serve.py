@@ -1,0 +1,238 @@
+"""``worldinfo serve`` under load: latency (p50/p99) and throughput. Run by hand, not in CI.
+
+    .venv/bin/python bench/serve.py [--requests N] [--seconds S] [--sessions 1,10,50]
+                                    [--workers 1,2] [--db postgresql://...]
+
+Starts the server on 127.0.0.1 (a free port; a temporary SQLite file unless ``--db`` names a
+PostgreSQL database), imports two books -- the 5,000-entry book of
+``golden/st-perf/large.json`` (with its settings and its 200-message chat as each session's
+start) and the bundled example card ``archivist-card.json`` -- and for every worker count
+and session count opens that many sessions, each a client that sends generations one after
+another (append one user message, scan), until N requests are done or S seconds passed.
+With ``--think-ms`` each session pauses that long between its requests, as a chat does while
+its user reads and the model writes; 0 sends back to back (the saturation case, where the
+latency is mostly queueing). Every session is warmed first (each worker prepares the book once; that cost is reported
+separately). Latencies are measured by the client, per request, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+LARGE = ROOT / "golden/st-perf/large.json"
+CARD = ROOT / "worldinfo/examples/archivist-card.json"
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _start(db: str, workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _port()
+    cmd = [sys.executable, "-m", "worldinfo", "serve", "--db", db, "--port", str(port)]
+    cmd += ["--workers", str(workers), "--max-upload-mib", "32"]
+    with log.open("ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"server did not start (see {log})")
+
+
+def _books(client: httpx.Client) -> dict[str, dict[str, Any]]:
+    case = json.loads(LARGE.read_text(encoding="utf-8"))
+    (name,) = case["books"]
+    raw = json.dumps(case["books"][name]).encode("utf-8")
+    big = client.post("/v1/imports", content=raw, params={"name": f"{name}.json"}, timeout=300)
+    card = client.post("/v1/imports", content=CARD.read_bytes(), params={"name": CARD.name})
+    uploads = {big.json()["id"]: raw, card.json()["id"]: CARD.read_bytes()}
+    users = [m["mes"] for m in case["chat"] if m.get("is_user")]
+    return {
+        "large book": {
+            "session": {
+                "books": [big.json()["id"]],
+                "settings": case["settings"],
+                "chat": case["chat"],
+                "chat_metadata": case["chat_metadata"],
+                "max_context": case["max_context"],
+            },
+            "messages": users,
+            "raw": uploads,
+        },
+        "small card": {
+            "session": {"character": card.json()["id"], "settings": {"recursive": True}},
+            "messages": ["The ferry docks at Emberfall.", "Is that the Ashen guild?"],
+            "raw": uploads,
+        },
+    }
+
+
+async def _client(
+    c: httpx.AsyncClient,
+    sid: str,
+    texts: list[str],
+    budget: list[int],
+    *,
+    stop: float,
+    think: float,
+) -> list[float]:
+    out = []
+    n = 0
+    while budget[0] > 0 and time.monotonic() < stop:
+        if n and think:
+            await asyncio.sleep(think)
+        budget[0] -= 1
+        msg = {"name": "User", "is_user": True, "mes": texts[n % len(texts)]}
+        t0 = time.perf_counter()
+        r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
+        out.append(time.perf_counter() - t0)
+        if r.status_code != 200:
+            raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
+        n += 1
+    return out
+
+
+async def _run(
+    url: str, book: dict[str, Any], sessions: int, think_ms: int, args: argparse.Namespace
+) -> str:
+    # idle connections are dropped before the server's keep-alive timeout could close one
+    # just as it is reused
+    limits = httpx.Limits(max_connections=sessions + 5, keepalive_expiry=2.0)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as c:
+        sids = []
+        for _ in range(sessions):
+            r = await c.post("/v1/sessions", json=book["session"])
+            sids.append(r.json()["id"])
+        t0 = time.perf_counter()
+        warm = []
+        for _ in range(2):  # concurrently, so every thread's scan cache gets warm too
+            warm += await asyncio.gather(
+                *(c.post(f"/v1/sessions/{s}/generate", json={}) for s in sids)
+            )
+        warm_s = time.perf_counter() - t0
+        assert all(r.status_code == 200 for r in warm), warm[0].text
+        budget = [args.requests]
+        stop = time.monotonic() + args.seconds
+        t0 = time.perf_counter()
+        runs = await asyncio.gather(
+            *(
+                _client(c, s, book["messages"], budget, stop=stop, think=think_ms / 1000)
+                for s in sids
+            )
+        )
+        elapsed = time.perf_counter() - t0
+    lat = sorted(x for run in runs for x in run)
+    p50 = statistics.median(lat) * 1000
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+    return (
+        f"{sessions:>9} {think_ms:>9} {len(lat):>8} {p50:>7.1f} {p99:>8.1f}"
+        f" {len(lat) / elapsed:>8.1f} {warm_s:>8.1f}"
+    )
+
+
+def _library_p50(book: dict[str, Any], n: int) -> float:
+    """The same generations through the library in this process (no HTTP, no database)."""
+    from worldinfo import importers
+    from worldinfo.session import Session
+    from worldinfo.types import Message, Persona, Settings
+
+    cfg = book["session"]
+    books, names, character = {}, [], None
+    for up_id in [*cfg.get("books", []), cfg.get("character")]:
+        if up_id is None:
+            continue
+        raw = book["raw"][up_id]
+        imported = importers.load(raw, name="x.json", trust=False)
+        for b in imported.books:
+            books[b.name] = b
+            if up_id != cfg.get("character"):
+                names.append(b.name)
+        character = imported.character or character
+    session = Session(
+        books=books,
+        settings=Settings.from_json(cfg.get("settings", {})),
+        global_books=names,
+        character=character,
+        persona=Persona(),
+        chat=[Message(**m) for m in cfg.get("chat", [])],
+        chat_metadata=cfg.get("chat_metadata"),
+        max_context=cfg.get("max_context", 8192),
+    )
+    session.generate("normal")
+    times = []
+    for i in range(n):
+        msg = Message(name="User", is_user=True, mes=book["messages"][i % len(book["messages"])])
+        t0 = time.perf_counter()
+        session.generate("normal", append=[msg])
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    """Run every configuration and print one table per worker count and book."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--requests", type=int, default=300, help="requests per configuration")
+    p.add_argument("--seconds", type=float, default=30.0, help="time bound per configuration")
+    p.add_argument("--sessions", default="1,10,50")
+    p.add_argument("--workers", default="1,2")
+    p.add_argument(
+        "--think-ms",
+        default="0,1000",
+        help="pause of each session between its requests (0: back to back, the saturation "
+        "case; a chat's user waits for the model between turns)",
+    )
+    p.add_argument("--db", default=None, help="a PostgreSQL DSN (default: a temporary SQLite file)")
+    args = p.parse_args()
+    counts = [int(x) for x in args.sessions.split(",")]
+    print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        worker_counts = [int(x) for x in args.workers.split(",")]
+        first = worker_counts[0]
+        for workers in worker_counts:
+            db = args.db or str(Path(tmp) / f"bench-{workers}.db")
+            proc, url = _start(db, workers, Path(tmp) / "serve.log")
+            try:
+                with httpx.Client(base_url=url, timeout=300) as client:
+                    books = _books(client)
+                for label, book in books.items():
+                    if workers == first:  # the baseline, measured in the same run
+                        lib = _library_p50(book, 50)
+                        print(f"{label}: the library in this process, p50 {lib:.1f} ms")
+                for label, book in books.items():
+                    print(
+                        f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"
+                    )
+                    print(" sessions think(ms) requests p50(ms)  p99(ms)    req/s  warm(s)")
+                    for think in (int(x) for x in args.think_ms.split(",")):
+                        for n in counts:
+                            print(asyncio.run(_run(url, book, n, think, args)), flush=True)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

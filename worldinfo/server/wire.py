@@ -1,0 +1,102 @@
+"""The JSON boundary: request validation against ``openapi.json``, and value conversions.
+
+Request bodies are checked against the schemas in the shipped OpenAPI document (JSON Schema
+2020-12, as OpenAPI 3.1 has it), so the document and the checks cannot drift apart. Every
+problem is reported with its JSON path, as the importers report theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+from worldinfo._js import JSONValue, canonical
+from worldinfo.importers import Problem
+from worldinfo.types import Message, Persona, Settings
+
+
+class RequestError(Exception):
+    """A request body that does not fit its schema; carries every problem with its path."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        first = str(self.problems[0]) if self.problems else "bad request"
+        more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+        super().__init__(f"request: {first}{more}")
+
+
+@cache
+def openapi() -> dict[str, Any]:
+    """The OpenAPI document shipped with the package."""
+    text = resources.files("worldinfo.server").joinpath("openapi.json").read_text("utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    schema = {"$ref": f"#/components/schemas/{name}", "components": openapi()["components"]}
+    return Draft202012Validator(schema)
+
+
+def _path(parts: Sequence[object]) -> str:
+    return "$" + "".join(f".{p}" for p in parts)
+
+
+def check_body(name: str, body: JSONValue) -> dict[str, JSONValue]:
+    """Validate a request body against component schema ``name``.
+
+    Raises:
+        RequestError: with every problem, sorted by JSON path.
+    """
+    errors = sorted(_validator(name).iter_errors(body), key=lambda e: list(map(str, e.path)))
+    if errors:
+        raise RequestError([Problem(_path(list(e.absolute_path)), e.message) for e in errors])
+    assert isinstance(body, dict)
+    return body
+
+
+def message_from(obj: Mapping[str, JSONValue]) -> Message:
+    """A chat message from its JSON object (already validated)."""
+    return Message(
+        name=str(obj.get("name", "")),
+        mes=str(obj.get("mes", "")),
+        is_user=bool(obj.get("is_user", False)),
+        is_system=bool(obj.get("is_system", False)),
+    )
+
+
+def message_json(m: Message) -> dict[str, JSONValue]:
+    """A chat message as stored and returned."""
+    out: dict[str, JSONValue] = {"name": m.name, "mes": m.mes, "is_user": m.is_user}
+    if m.is_system:
+        out["is_system"] = True
+    return out
+
+
+def settings_from(obj: Mapping[str, JSONValue]) -> Settings:
+    """World Info settings from their JSON object (SillyTavern's field names)."""
+    return Settings.from_json(obj)
+
+
+def persona_from(obj: Mapping[str, JSONValue]) -> Persona:
+    """The user persona from its JSON object."""
+    book = obj.get("book")
+    return Persona(
+        name=str(obj.get("name", "User")),
+        description=str(obj.get("description", "")),
+        book=book if isinstance(book, str) else None,
+        position=int(str(obj.get("position", 0))),
+    )
+
+
+def canonical_object(value: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
+    """An object with its keys sorted as the CLI's JSON output has them."""
+    out = canonical(dict(value))
+    assert isinstance(out, dict)
+    return out
