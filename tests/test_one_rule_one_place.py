@@ -8,6 +8,7 @@ key index) must follow the change: neither path keeps a private copy of the rule
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 
@@ -95,3 +96,14 @@ def test_the_decorator_list_is_shared_by_the_scan_and_lint(monkeypatch: pytest.M
     monkeypatch.setattr(gathering, "KNOWN_DECORATORS", ("@@activate",))
     assert scan_fires(), "the scan keeps its own decorator list"
     assert "WI100" in lint_codes(), "lint keeps its own decorator list"
+
+
+def test_book_gathering_and_sorting_are_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both paths gather through ``gathering.load_lore`` and sort with ``merge_sorted``."""
+    merge = gathering.merge_sorted
+
+    def last_only(**lists: Any) -> list[Any]:
+        return merge(**lists)[-1:]  # keep only the last entry in scan order (uid 2)
+
+    monkeypatch.setattr(gathering, "merge_sorted", last_only)
+    assert _both() == ({2}, {2})

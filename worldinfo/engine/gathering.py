@@ -8,7 +8,7 @@ decorators and hash. Every call builds fresh objects: evaluation mutates only it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from worldinfo import _js
@@ -95,24 +95,41 @@ def book_entries(
     return [entry_object(entry, book.name, trust=trust) for entry in book.entries]
 
 
+EntriesOf = Callable[[str, Book | None], list[dict[str, JSONValue]]]
+"""``(book name, book) -> entry objects``: how one selected book's entries are loaded."""
+
+
 def load_lore(
-    selected: SelectedBooks, books: Mapping[str, Book], *, trust: TrustPolicy = DEFAULT_TRUST
+    selected: SelectedBooks,
+    books: Mapping[str, Book],
+    *,
+    trust: TrustPolicy = DEFAULT_TRUST,
+    entries_of: EntriesOf | None = None,
 ) -> LoadedLore | None:
     """Enumerate the entries of each source (R2); ``None`` when a loaded book has no
-    ``entries`` member, which makes SillyTavern see no entries at all (Q1)."""
+    ``entries`` member, which makes SillyTavern see no entries at all (Q1).
+
+    ``entries_of`` loads one book (default: fresh ``book_entries``); the fast path's plan
+    passes its cached loader, so both paths gather the books here, in this order.
+    """
     for name in selected.all_names():
         book = books.get(name)
         if book is not None and book.entries is None:
             return None
+
+    def fresh(_name: str, book: Book | None) -> list[dict[str, JSONValue]]:
+        return book_entries(book, trust=trust)
+
+    load = entries_of or fresh
     lore = LoadedLore()
     for name in selected.global_names:
-        lore.global_entries.extend(book_entries(books.get(name), trust=trust))
+        lore.global_entries.extend(load(name, books.get(name)))
     for name in selected.character_names:
-        lore.character_entries.extend(book_entries(books.get(name), trust=trust))
+        lore.character_entries.extend(load(name, books.get(name)))
     if selected.chat_name:
-        lore.chat_entries.extend(book_entries(books.get(selected.chat_name), trust=trust))
+        lore.chat_entries.extend(load(selected.chat_name, books.get(selected.chat_name)))
     if selected.persona_name:
-        lore.persona_entries.extend(book_entries(books.get(selected.persona_name), trust=trust))
+        lore.persona_entries.extend(load(selected.persona_name, books.get(selected.persona_name)))
     return lore
 
 

@@ -24,7 +24,7 @@ from enum import IntEnum
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import split_key
-from worldinfo.engine import entry_rules
+from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.buffer import MATCH_FLAGS
 from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
 from worldinfo.engine.gathering import (
@@ -34,7 +34,6 @@ from worldinfo.engine.gathering import (
     delay_levels,
     entry_hash,
     entry_object,
-    merge_sorted,
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
@@ -232,19 +231,20 @@ class ScanCache:
     ) -> Plan:
         origin_of: dict[int, Origin] = {}
 
-        def load(names: tuple[str, ...]) -> list[RawEntry]:
+        def load(name: str, book: Book | None) -> list[RawEntry]:
             out: list[RawEntry] = []
-            for n in names:
-                for template, origin in self._templates(n, books.get(n)):
-                    origin_of[id(template)] = origin
-                    out.append(template)
+            for template, origin in self._templates(name, book):
+                origin_of[id(template)] = origin
+                out.append(template)
             return out
 
-        ordered = merge_sorted(
-            global_entries=load(selected.global_names),
-            character_entries=load(selected.character_names),
-            chat_entries=load((selected.chat_name,) if selected.chat_name else ()),
-            persona_entries=load((selected.persona_name,) if selected.persona_name else ()),
+        lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
+        assert lore is not None  # plan() returned None already for a book without entries
+        ordered = gathering.merge_sorted(
+            global_entries=lore.global_entries,
+            character_entries=lore.character_entries,
+            chat_entries=lore.chat_entries,
+            persona_entries=lore.persona_entries,
             strategy=strategy,
         )
         seen: set[int] = set()
