@@ -158,3 +158,31 @@ def test_the_trust_policy_denies_variable_writes_while_an_untrusted_book_is_load
     trusted = _session([entry])
     trusted.generate("normal")
     assert trusted.chat_metadata["variables"] == {"q": "1"}
+
+
+@pytest.mark.parametrize("trace", [False, True], ids=["fast", "traced"])
+def test_plain_keys_skip_the_evaluator_even_when_the_chat_hash_is_zero(
+    monkeypatch: pytest.MonkeyPatch, *, trace: bool
+) -> None:
+    from worldinfo.macros import substituter
+
+    calls: list[object] = []
+    real = substituter.evaluate  # type: ignore[attr-defined]  # the module-level name the test patches
+
+    def counting(value: object, **kw: object) -> object:
+        calls.append(value)
+        return real(value, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(substituter, "evaluate", counting)
+    entries = [Entry.new(i, key=[f"plain{i}", "tower"], content=f"c{i}") for i in range(20)]
+    session = Session(
+        books={"w": Book(name="w", entries=tuple(entries))},
+        global_books=["w"],
+        chat=[Message(name="Ann", mes="the tower", is_user=True)],  # no chat id: hash 0
+        macro_context=MacroContext(clock=lambda: NOON),
+    )
+    result = session.generate("normal", trace=trace)
+    assert len(result.activated) == 20
+    assert session.chat_metadata.get("chat_id_hash") == 0
+    # only the priming evaluations run ({{noop}}: they store the hash); keys and contents pass by
+    assert calls and [c for c in calls if c != "{{noop}}"] == []

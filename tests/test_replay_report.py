@@ -108,14 +108,11 @@ def test_atomic_write_replaces_a_file_and_refuses_others(tmp_path: Path) -> None
     assert target.read_text(encoding="utf-8") == "new"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
-    with pytest.raises(OutputError, match="not a regular file"):
+    with pytest.raises(OutputError, match="is a directory; refusing to replace it"):
         write_text_atomic(tmp_path, "x")
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    with pytest.raises(OutputError, match="not a regular file"):
-        write_text_atomic(fifo, "x")
     with pytest.raises(OutputError, match="missing"):
         write_text_atomic(tmp_path / "missing" / "r.html", "x")
+    # FIFOs and devices are written through, as for every output (tests/test_output_files.py)
 
 
 def test_replay_and_explain_write_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,7 +137,7 @@ def test_replay_and_explain_write_html(tmp_path: Path, capsys: pytest.CaptureFix
         [k for k, _ in data["entries"]].index(f"{a['world']}.{a['uid']}") for a in activated
     ]
     assert main(["explain", book, "--html", str(tmp_path)]) == 1
-    assert "not a regular file" in capsys.readouterr().err
+    assert "is a directory; refusing to replace it" in capsys.readouterr().err
 
 
 def _evidence_book() -> Book:
@@ -166,12 +163,19 @@ def test_lint_chat_adds_evidence_findings(
     args = ["lint", str(book), "--chat", str(chat), "--recursive", "--format", "json"]
     main(args)
     found = {(f["uid"], f["code"]): f["message"] for f in json.loads(capsys.readouterr().out)}
-    evidence = {k for k in found if k[1] in ("WI110", "WI111", "WI112", "WI113")}
-    assert evidence == {(0, "WI111"), (1, "WI110"), (2, "WI111"), (2, "WI113"), (3, "WI112")}
-    assert "fired in all 5 replayed turn(s) of 1 chat(s)" in found[(0, "WI111")]
-    assert "never fired in 5 replayed turn(s)" in found[(1, "WI110")]
-    assert "woken by ev.0 x5" in found[(2, "WI113")]
-    assert "due in 5 of 5 replayed turn(s)" in found[(3, "WI112")]
+    evidence = {k for k in found if k[1] in ("WI120", "WI121", "WI122", "WI123")}
+    assert evidence == {(0, "WI121"), (1, "WI120"), (2, "WI121"), (2, "WI123"), (3, "WI122")}
+    assert "fired in all 5 replayed turn(s) of 1 chat(s)" in found[(0, "WI121")]
+    assert "never fired in 5 replayed turn(s)" in found[(1, "WI120")]
+    assert "woken by ev.0 x5" in found[(2, "WI123")]
+    assert "due in 5 of 5 replayed turn(s)" in found[(3, "WI122")]
     main(["lint", str(book), "--format", "json"])  # without chats: static findings only
     static = {f["code"] for f in json.loads(capsys.readouterr().out)}
-    assert not static & {"WI110", "WI111", "WI112", "WI113"}
+    assert not static & {"WI120", "WI121", "WI122", "WI123"}
+
+
+def test_evidence_codes_are_apart_from_the_static_codes() -> None:
+    from worldinfo.lint import CODES
+    from worldinfo.lint.evidence import EVIDENCE_CODES
+
+    assert not set(EVIDENCE_CODES) & set(CODES)

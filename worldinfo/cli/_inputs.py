@@ -14,6 +14,7 @@ from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
 from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
+    UsageError,
     check_stdin_once,
     input_source,
     read_input,
@@ -129,7 +130,9 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
             help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
         )
         p.add_argument(f"--no-{flag}", dest=name, action="store_false")
-    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument(
+        "--max-context", type=int_range(0), default=8192, metavar="N", help="context size in tokens"
+    )
     p.add_argument("--type", default="normal", choices=GENERATION_TYPES, help="generation type")
     p.add_argument("--user", default="User", help="the {{user}} name")
     p.add_argument(
@@ -277,8 +280,8 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
     seed = getattr(args, "seed", None)
     try:
         clock, tz = clock_from(args)
-    except ClockError as exc:
-        raise InputError(str(exc)) from exc
+    except ClockError as exc:  # a bad --now or --tz is a usage error (exit 2), as in macros
+        raise UsageError(str(exc)) from exc
     return Session(
         books=inputs.books,
         settings=settings_from(args),

@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "test",
         help="run activation tests (*.witest.json): entries that must / must not fire",
         description="Run each case of each test file (a directory means every "
-        f"*{SUFFIX} file under it); print one line per failing case and a summary. "
+        f"*{SUFFIX} file under it, and one with none is an error); print one line per failing "
+        "case and a summary. "
         "Exit 0 only when every case passed.",
     )
     p.add_argument(
@@ -51,6 +52,11 @@ def _expand(files: list[str]) -> list[Path]:
     return out
 
 
+def _empty_folders(files: list[str]) -> list[str]:
+    """Folders given that hold no test file: a run that tests nothing must not pass."""
+    return [f for f in files if f != STDIO and Path(f).is_dir() and not _expand([f])]
+
+
 def _load(path: Path) -> Suite:
     if str(path) == STDIO:
         text = read_input(STDIO).decode("utf-8", "replace")
@@ -64,6 +70,12 @@ def run_tests(args: argparse.Namespace) -> int:
     passed = failed = broken = 0
     records: list[JSONValue] = []
     paths = _expand(args.files)
+    for folder in _empty_folders(args.files):
+        problem = f"{folder}: no *{SUFFIX} file in this folder"
+        records.append({"file": folder, "case": None, "ok": False, "problem": problem})
+        if not args.json:
+            print(f"ERROR {problem}")
+        broken += 1
     for i, path in enumerate(paths, 1):
         if len(paths) > 10:
             print(f"[{i}/{len(paths)}] {path}", file=sys.stderr)

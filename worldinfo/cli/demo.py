@@ -12,7 +12,12 @@ from worldinfo.examples import path
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` sub-command."""
-    p = sub.add_parser("demo", help="scan the bundled example book and chat, with the trace")
+    p = sub.add_parser(
+        "demo",
+        help="scan the bundled example book and chat, with the trace",
+        description="Scan the bundled example book (worldinfo/examples/emberfall.json) against "
+        "its chat with recursion on and explain every decision. Takes no options.",
+    )
     p.set_defaults(func=run)
 
 

@@ -21,7 +21,13 @@ from worldinfo.conformance import Outcome, run_paths
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``golden`` sub-command."""
-    p = sub.add_parser("golden", help="run golden case files (files or folders)")
+    p = sub.add_parser(
+        "golden",
+        help="run golden case files (files or folders)",
+        description='Run golden case files of any format (each file\'s "format" picks the '
+        "runner); print one line per failing case and a summary. Exit 0 only when nothing "
+        "failed.",
+    )
     p.add_argument(
         "paths", nargs="+", metavar="PATH", help="case files or folders; - reads one from stdin"
     )
@@ -48,6 +54,11 @@ def _outcomes(paths: list[str]) -> Iterator[Outcome]:
 def run(args: argparse.Namespace) -> int:
     """Run the cases; print one line per failure and the summary line."""
     check_stdin_once(args.paths)
+    missing = [p for p in args.paths if p != STDIO and not Path(p).exists()]
+    if missing:
+        for p in missing:
+            print(f"worldinfo golden: {p}: no such file or folder", file=sys.stderr)
+        return 1
     passed = failed = skipped = 0
     records: list[JSONValue] = []
     for outcome in _outcomes(args.paths):

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``import`` and ``validate`` sub-commands."""
     p = sub.add_parser(
         "import",
-        help="convert a lorebook, card or chat file (any supported format)",
+        help="convert a lorebook or card (any supported format) to a world file or card",
         description="Read FILE in any supported format and write it as a SillyTavern world "
         "(default) or as a V2/V3 card. A .png OUT writes a PNG card.",
     )
@@ -40,7 +40,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "-o", "--output", metavar="OUT", help="output file; - is stdout (default: stdout)"
     )
-    p.add_argument("--to", choices=("st-world", "card-v2", "card-v3"), default="st-world")
+    p.add_argument(
+        "--to",
+        choices=("st-world", "card-v2", "card-v3"),
+        default="st-world",
+        help="output format: a SillyTavern world file or a V2/V3 character card",
+    )
     p.add_argument(
         "--untrusted",
         action="store_true",
@@ -48,11 +53,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "system role at depth 0, regex or catch-all keys (worldinfo.trust.TrustPolicy)",
     )
     p.add_argument(
-        "--st-exact", action="store_true", help="card export with SillyTavern's exact defaults"
+        "--st-exact",
+        action="store_true",
+        help="card export: write missing fields with SillyTavern's exporter's values, not "
+        "its importer's (default: off)",
     )
     add_limit_option(p)
     p.set_defaults(func=run_import)
-    v = sub.add_parser("validate", help="check files; exit 1 and list problems if any is bad")
+    v = sub.add_parser(
+        "validate",
+        help="check files; exit 1 and list problems if any is bad",
+        description="Read each FILE as import would (any supported format) and list every "
+        "problem with its JSON path. Exit 1 when a file has problems.",
+    )
     v.add_argument("files", nargs="+", metavar="FILE", help="files to check; - reads stdin")
     v.add_argument("-q", "--quiet", action="store_true", help="only print problems")
     add_limit_option(v)
@@ -99,7 +112,11 @@ def run_import(args: argparse.Namespace) -> int:
     out: str | None = args.output
     if args.to == "st-world":
         if book is None:
-            print(f"{args.file}: {imp.format} has no lorebook to export", file=sys.stderr)
+            print(
+                f"worldinfo import: {args.file}: {imp.format} holds no lorebook to export "
+                "(import converts books and cards; a chat is read by scan --chat)",
+                file=sys.stderr,
+            )
             return 1
         data = _dump(world_json(book))
     else:

@@ -12,6 +12,13 @@ from worldinfo.cli._settings import defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
 
+_SWITCHES = (
+    ("recursive", "scan activated entries' content for more keys"),
+    ("case_sensitive", "match keys case-sensitively"),
+    ("match_whole_words", "match keys as whole words"),
+    ("include_names", "match keys against messages with their senders' names"),
+)
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``lint`` sub-command."""
@@ -37,7 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="lint every file on its own instead of as books bound together",
     )
-    p.add_argument("--max-context", type=int_range(0), default=8192, help="context size in tokens")
+    p.add_argument(
+        "--max-context", type=int_range(0), default=8192, metavar="N", help="context size in tokens"
+    )
     p.add_argument(
         "--budget",
         type=flag_type("budget"),
@@ -58,9 +67,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="World Info settings: our names or SillyTavern's settings.json; - reads stdin "
         "(default: SillyTavern's defaults)",
     )
-    for name in ("recursive", "case_sensitive", "match_whole_words", "include_names"):
+    for name, what in _SWITCHES:
         flag = name.replace("_", "-")
-        p.add_argument(f"--{flag}", dest=name, action="store_true", default=None)
+        p.add_argument(
+            f"--{flag}",
+            dest=name,
+            action="store_true",
+            default=None,
+            help=f"{what} {defaults_help(name)}",
+        )
         p.add_argument(f"--no-{flag}", dest=name, action="store_false")
     p.add_argument(
         "--chat",
@@ -69,7 +84,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="CHAT",
         help="also replay these chats and report what the entries did (never fired, ...)",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for probability rolls (--chat)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for probability rolls (--chat) (default: not set, a random seed)",
+    )
     p.set_defaults(func=run)
 
 

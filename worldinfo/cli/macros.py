@@ -26,9 +26,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("text", metavar="TEXT", help="the text (use - to read it from stdin)")
     p.add_argument("--card", metavar="CARD", help="character card: {{char}} and card fields")
     p.add_argument("--chat", metavar="CHAT", help="chat (.jsonl or JSON list): messages, variables")
-    p.add_argument("--user", default="User", help="the {{user}} name (default User)")
-    p.add_argument("--persona", default="", help="the persona description ({{persona}})")
-    p.add_argument("--seed", type=int, default=None, help="seed for {{random}} and {{roll}}")
+    p.add_argument("--user", default="User", help="the {{user}} name (default: User)")
+    p.add_argument(
+        "--persona", default="", help="the persona description ({{persona}}) (default: empty)"
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for {{random}} and {{roll}} (default: not set, a random seed)",
+    )
     add_clock_options(p)
     p.add_argument("--json", action="store_true", help="print output and variables as JSON")
     p.set_defaults(func=run)

@@ -14,8 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from worldinfo._js import parse_json
-from worldinfo.cli._inputs import InputError, read_chat
+from worldinfo.cli._inputs import InputError, read_chat, read_inputs
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
 from worldinfo.sources.retriever_chat import (
@@ -31,9 +30,9 @@ from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_rebuild import build_atomically, salvage
 from worldinfo.sources.store_sqlite import BUSY_TIMEOUT_S, SqliteStore
 from worldinfo.sources.timestamps import TimestampError, parse_timestamp
-from worldinfo.types import Book
 
 PROGRESS_EVERY_S = 1.0
+PUNCTUATION_HELP = "tokeniser: strip ASCII punctuation only, or all Unicode punctuation"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,37 +40,73 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("memory", help="chat-history memory store (ingest, query, salvage)")
     acts = p.add_subparsers(dest="memory_command", metavar="ACTION")
     ing = acts.add_parser("ingest", help="ingest SillyTavern .jsonl chats into a store")
-    ing.add_argument("chats", nargs="+", metavar="CHAT.jsonl")
-    ing.add_argument("--db", required=True, metavar="FILE")
+    ing.add_argument(
+        "chats", nargs="+", metavar="CHAT.jsonl", help="SillyTavern .jsonl chats (or JSON lists)"
+    )
+    ing.add_argument(
+        "--db", required=True, metavar="FILE", help="the SQLite store (created if missing)"
+    )
     ing.add_argument("--chat-id", help="identity namespace (default: the file name stem)")
     ing.add_argument(
         "--rebuild", action="store_true", help="rebuild from scratch (chats in sorted order)"
     )
-    ing.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
+    ing.add_argument(
+        "--punctuation", choices=("ascii", "unicode"), default="ascii", help=PUNCTUATION_HELP
+    )
     ing.add_argument(
         "--busy-timeout",
         type=float,
         default=BUSY_TIMEOUT_S,
         metavar="SECONDS",
-        help=f"wait this long for another process's lock (default {BUSY_TIMEOUT_S:g})",
+        help=f"wait this long for another process's lock (default: {BUSY_TIMEOUT_S:g})",
     )
     ing.set_defaults(func=run_ingest)
     q = acts.add_parser("query", help="show keywords, scores and the pick for a message")
-    q.add_argument("text", metavar="TEXT")
-    q.add_argument("--db", required=True, metavar="FILE")
-    q.add_argument("--previous", default="", help="the character's previous reply")
-    q.add_argument("--lore", action="append", default=[], metavar="KEY", help="a lore key")
-    q.add_argument("--book", action="append", default=[], metavar="WORLD.json")
-    q.add_argument("--exclusion", type=int, default=RetrieverSettings().exclusion)
-    q.add_argument("--character", default=RetrieverSettings().character_name)
+    q.add_argument("text", metavar="TEXT", help="the user's message to find memories for")
+    q.add_argument(
+        "--db", required=True, metavar="FILE", help="the SQLite store (only read, never created)"
+    )
+    q.add_argument("--previous", default="", help="the character's previous reply (default: none)")
+    q.add_argument(
+        "--lore", action="append", default=[], metavar="KEY", help="a lore key; may repeat"
+    )
+    q.add_argument(
+        "--book",
+        action="append",
+        default=[],
+        metavar="BOOK",
+        help="a lorebook (any importable format) whose keys are lore keys; may repeat",
+    )
+    q.add_argument(
+        "--exclusion",
+        type=int,
+        default=RetrieverSettings().exclusion,
+        metavar="N",
+        help="the newest N exchanges are never retrieved (0 searches everything)",
+    )
+    q.add_argument(
+        "--character",
+        default=RetrieverSettings().character_name,
+        metavar="NAME",
+        help="the character's name in the retrieved block",
+    )
     q.add_argument("--smoothing", action="store_true", help="neighbour-smoothed ranking (F12)")
-    q.add_argument("--top", type=int, default=5, help="candidates to list")
-    q.add_argument("--punctuation", choices=("ascii", "unicode"), default="ascii")
+    q.add_argument("--top", type=int, default=5, metavar="N", help="candidates to list")
+    q.add_argument(
+        "--punctuation", choices=("ascii", "unicode"), default="ascii", help=PUNCTUATION_HELP
+    )
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.add_argument(
-        "--ranking", choices=RANKINGS, default="zwaif", help="retrieval mode (default zwaif)"
+        "--ranking",
+        choices=RANKINGS,
+        default="zwaif",
+        help="retrieval mode: Z-Waif's (exact) or BM25 with dates (default: zwaif)",
     )
-    q.add_argument("--now", help="the present for relative dates (ISO; default: newest record)")
+    q.add_argument(
+        "--now",
+        metavar="ISO",
+        help="the present for relative dates (default: the newest record's date)",
+    )
     q.set_defaults(func=run_query)
     s = acts.add_parser("salvage", help="recover every readable exchange into a new store")
     s.add_argument("src", metavar="SRC.db", help="the damaged store (only read)")
@@ -99,7 +134,7 @@ STORE_ERRORS = (StoreError, sqlite3.Error, OSError)
 def _fail(exc: BaseException) -> int:
     if isinstance(exc, OSError) and exc.strerror:
         text = f"{exc.filename or 'store'}: {exc.strerror}"
-    elif isinstance(exc, StoreError | ValueError):
+    elif isinstance(exc, StoreError | ValueError | InputError):
         text = str(exc)
     else:
         text = f"{type(exc).__name__}: {exc}"
@@ -168,9 +203,8 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 def _lore(args: argparse.Namespace) -> frozenset[str]:
     keys: list[str] = list(args.lore)
-    for path in args.book:
-        data = parse_json(Path(path).read_bytes())
-        keys.extend(book_keys([Book.from_json(Path(path).stem, data)]))
+    if args.book:
+        keys.extend(book_keys(list(read_inputs(args.book, chat=None).books.values())))
     return lore_tokens(keys, punctuation=args.punctuation)
 
 
@@ -227,7 +261,7 @@ def run_query(args: argparse.Namespace) -> int:
         now = parse_timestamp(args.now) if args.now else None
         with SqliteStore(args.db, settings=settings, readonly=True) as store:
             r = store.retrieve(args.text, args.previous, lore=lore, top=args.top, now=now)
-    except (ValueError, TimestampError, *STORE_ERRORS) as exc:
+    except (ValueError, TimestampError, InputError, *STORE_ERRORS) as exc:
         return _fail(exc)
     div = settings.length_divisor
     if args.json:

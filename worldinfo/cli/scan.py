@@ -13,6 +13,7 @@ from worldinfo.cli._conventions import STDIO, UsageError, add_json_flag, print_j
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
+from worldinfo.sources.retriever_settings import RANKINGS
 from worldinfo.sources.store_errors import StoreError
 
 
@@ -29,6 +30,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_scan_options(p)
     p.add_argument(
         "--memory", metavar="DB", help="add the chat-history retriever (a SQLite store file)"
+    )
+    p.add_argument(
+        "--memory-ranking",
+        choices=RANKINGS,
+        default="zwaif",
+        help="the retriever's mode for --memory (ranked: BM25 with dates)",
+    )
+    p.add_argument(
+        "--memory-mode",
+        choices=("memories", "entries"),
+        default="memories",
+        help="--memory injects retrieved exchanges (memories) or force-activates entries "
+        "marked vectorized (entries)",
     )
     add_json_flag(p, "the full result (ScanResult.to_json, activated_entries, chat_metadata)")
     p.set_defaults(func=run)
@@ -48,7 +62,14 @@ def run(args: argparse.Namespace) -> int:
             from worldinfo.sources.memory_open import memory_source
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
-            session.sources.append(memory_source(args.memory, chat_id=chat_id))
+            session.sources.append(
+                memory_source(
+                    args.memory,
+                    chat_id=chat_id,
+                    ranking=args.memory_ranking,
+                    mode=args.memory_mode,
+                )
+            )
         result = session.generate(args.type)
     except (StoreError, sqlite3.Error, OSError) as exc:  # the memory store's work
         print(f"worldinfo scan: {' '.join(str(exc).split())}", file=sys.stderr)

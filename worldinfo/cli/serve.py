@@ -25,14 +25,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "a SQLite file (default) or PostgreSQL (--db postgresql://...), shared by the workers.",
     )
     p.add_argument("--db", default="worldinfo-serve.db", help="SQLite file or PostgreSQL DSN")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080)
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to listen on")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     p.add_argument(
         "--threads",
         type=int,
         default=4,
-        help="requests one worker runs at once (default 4; scans hold Python's GIL, so more "
+        help="requests one worker runs at once (default: 4; scans hold Python's GIL, so more "
         "threads mostly spread latency; more workers add throughput)",
     )
     p.add_argument(

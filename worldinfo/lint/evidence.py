@@ -15,10 +15,10 @@ from worldinfo.replay.stats import EntryStats, ReplayStats
 from worldinfo.types import Book
 
 EVIDENCE_CODES: Mapping[str, tuple[str, str]] = {
-    "WI110": ("warning", "never fired in the replayed chats"),
-    "WI111": ("info", "fired in every replayed turn"),
-    "WI112": ("warning", "always cut by the budget"),
-    "WI113": ("info", "only ever reached through recursion"),
+    "WI120": ("warning", "never fired in the replayed chats"),
+    "WI121": ("info", "fired in every replayed turn"),
+    "WI122": ("warning", "always cut by the budget"),
+    "WI123": ("info", "only ever reached through recursion"),
 }
 """The evidence codes (kept apart from the static ``CODES``): severity and title."""
 
@@ -53,19 +53,19 @@ def _entry(e: Located, s: EntryStats, turns: int, *, chats: int) -> Iterable[Fin
     if s.fired == 0 and budget:
         yield _finding(
             e,
-            "WI112",
+            "WI122",
             f"due in {budget} of {where} and cut by the budget every time: it never reached "
             "the prompt (raise the budget, shorten it, or give it a higher order)",
         )
     elif s.fired == 0:
         cuts = ", ".join(f"{k} {v}" for k, v in sorted(s.cuts.items()))
         extra = f" (cut: {cuts})" if cuts else ""
-        yield _finding(e, "WI110", f"never fired in {where}{extra}")
+        yield _finding(e, "WI120", f"never fired in {where}{extra}")
     if s.fired == turns and set(s.how) != {"constant"}:
         how = ", ".join(f"{k} {v}" for k, v in sorted(s.how.items()))
         yield _finding(
             e,
-            "WI111",
+            "WI121",
             f"fired in all {where} ({how}), {s.tokens} tokens in total: its keys may be too "
             "common; if it should always be there, make it constant",
         )
@@ -74,7 +74,7 @@ def _entry(e: Located, s: EntryStats, turns: int, *, chats: int) -> Iterable[Fin
         woken = ", ".join(f"{k} x{v}" for k, v in top) or "recursed text"
         yield _finding(
             e,
-            "WI113",
+            "WI123",
             f"fired in {s.fired} of {where}, every time through recursion (woken by "
             f"{woken}); no chat message ever matched its keys",
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from worldinfo._js import JSONValue, truthy
+from worldinfo._js import JSONValue
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.evaluator import DEFAULT_SETTINGS, MacroTypeError, evaluate
 from worldinfo.macros.names import may_have_macros
@@ -54,6 +54,9 @@ class StMacros:
             if isinstance(v, str)
         ]
         self._quiet_fields = not any(_EFFECTFUL.search(f) for f in fields)
+        self._primed = False
+        """An evaluation has run: ``chat_id_hash`` is what every later one computes too
+        (it may be 0, SillyTavern's hash of a chat without an id, which is recomputed)."""
 
     @property
     def identity_without_braces(self) -> bool:
@@ -70,10 +73,10 @@ class StMacros:
         """Evaluate ``value`` as World Info calls ``substituteParams``; the variables are
         kept for the next call."""
         if (
-            self._quiet_fields
+            self._primed
+            and self._quiet_fields
             and isinstance(value, str)
             and not may_have_macros(value)
-            and truthy(self.state.chat_id_hash)
         ):
             return value  # nothing to replace, no card field can have an effect, hash stored
         return self._run(value, WI_CALL)
@@ -91,6 +94,7 @@ class StMacros:
             self.state = exc.state  # what happened before the throw stays, as in SillyTavern
             raise
         self.state = result.state
+        self._primed = True
         self.banned_words.extend(result.banned_words)
         self.caught_errors.extend(result.caught_errors)
         return result.output
