@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 
 from worldinfo import Book, Message, Session
-from worldinfo._jsregex import regex_key
-from worldinfo.regex_limits import DEFAULT_SCAN_BUDGET
+from worldinfo._js.regex import regex_key
+from worldinfo.engine.regex_limits import DEFAULT_SCAN_BUDGET
 from worldinfo.types import Entry
 
 RUN = "x" * 40 + "!"

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from worldinfo._jsregex import RegexKey, RegexTimeout, regex_key
+from worldinfo._js.regex import RegexKey, RegexTimeout, regex_key
 from worldinfo.conformance.st import run_case
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,16 +30,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import itertools
 
-import gen
-
 from worldinfo._js import canonical, parse_json
+from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import first_difference, message, observed, session_for
-from worldinfo.prepared import ScanCache
+from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.types import Book
 
 Case = Mapping[str, Any]
@@ -70,7 +68,7 @@ def measure(case: Case, *, repeats: int, reference: bool = True) -> dict[str, An
     prepare = times[0]
     expected = [s.get("expect") for s in case["steps"]]
     if all(e is not None for e in expected):
-        ok = all(not first_difference(e, g) for e, g in zip(expected, first))
+        ok = all(not first_difference(e, g) for e, g in zip(expected, first, strict=False))
         judge = "SillyTavern's expectations"
     else:
         ok = True

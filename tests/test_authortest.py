@@ -10,8 +10,12 @@ from typing import Any
 
 import pytest
 
-from worldinfo.authortest import AuthorTestError, load, run, run_file
+from worldinfo.authortest import AuthorTestError, Importer, load, run, run_file
 from worldinfo.cli import main
+from worldinfo.importers import analyse
+from worldinfo.importers.schema import validator
+
+IMPORTER = Importer(analyse=analyse, validator=validator)
 
 DATA = Path(__file__).parent / "data"
 ELDORIA_TABLE = DATA / "eldoria.witest.json"
@@ -26,7 +30,7 @@ def write(tmp_path: Path, cases: list[dict[str, Any]], **top: Any) -> Path:
 
 
 def test_eldoria_table_is_green() -> None:
-    results = run_file(ELDORIA_TABLE)
+    results = run_file(ELDORIA_TABLE, importer=IMPORTER)
     assert len(results) == 15
     assert [r.case.name for r in results if not r.ok] == []
 
@@ -36,7 +40,7 @@ def test_failures_say_what_and_why(tmp_path: Path) -> None:
         tmp_path,
         [{"name": "c", "chat": ["User: the beasts"], "fire": ["glade"], "not_fire": [1]}],
     )
-    (result,) = run_file(path)
+    (result,) = run_file(path, importer=IMPORTER)
     assert not result.ok
     assert result.missing == ("'glade' (Eldoria.2) (no primary match)",)
     assert result.unexpected == (
@@ -49,7 +53,7 @@ def test_only_forbids_everything_else(tmp_path: Path) -> None:
     chat = ["User: magic in the glade"]
     loose = {"name": "loose", "chat": chat, "fire": ["glade"]}
     strict = {"name": "strict", "chat": chat, "fire": ["glade"], "only": True}
-    ok, bad = run_file(write(tmp_path, [loose, strict]))
+    ok, bad = run_file(write(tmp_path, [loose, strict]), importer=IMPORTER)
     assert ok.ok and not bad.ok
     assert bad.unexpected == ("'power' (Eldoria.3) (key 'magic' found in message 0 (newest = 0))",)
 
@@ -61,7 +65,7 @@ def test_chat_lines_and_messages(tmp_path: Path) -> None:
         "User: Thanks: really.",
         {"name": "Narrator", "mes": "Night falls.", "is_system": True},
     ]
-    suite = load(write(tmp_path, [{"name": "c", "chat": chat}]))
+    suite = load(write(tmp_path, [{"name": "c", "chat": chat}]), importer=IMPORTER)
     messages = suite.cases[0].chat
     assert [(m.name, m.mes, m.is_user, m.is_system) for m in messages] == [
         ("Seraphina", "Welcome.", False, False),
@@ -73,13 +77,18 @@ def test_chat_lines_and_messages(tmp_path: Path) -> None:
 
 def test_hidden_messages_are_not_scanned(tmp_path: Path) -> None:
     hidden = {"name": "User", "mes": "the glade", "is_user": True, "is_system": True}
-    (result,) = run_file(write(tmp_path, [{"name": "c", "chat": [hidden], "not_fire": [2]}]))
+    (result,) = run_file(
+        write(tmp_path, [{"name": "c", "chat": [hidden], "not_fire": [2]}]), importer=IMPORTER
+    )
     assert result.ok
 
 
 def test_settings_merge_case_over_file(tmp_path: Path) -> None:
     case = {"name": "c", "chat": ["x"], "settings": {"depth": 5}}
-    suite = load(write(tmp_path, [case, {"name": "d", "chat": []}], settings={"recursive": True}))
+    suite = load(
+        write(tmp_path, [case, {"name": "d", "chat": []}], settings={"recursive": True}),
+        importer=IMPORTER,
+    )
     first, second = suite.cases
     assert (first.settings.depth, first.settings.recursive) == (5, True)
     assert (second.settings.depth, second.settings.recursive) == (2, True)
@@ -111,7 +120,7 @@ def test_character_card_binds_its_book(tmp_path: Path) -> None:
     (tmp_path / "card.json").write_text(json.dumps(card), encoding="utf-8")
     case = {"name": "c", "chat": ["User: the lantern in the glade"], "fire": ["lantern", "glade"]}
     path = write(tmp_path, [{**case, "only": True}], character="card.json")
-    suite = load(path)
+    suite = load(path, importer=IMPORTER)
     assert suite.character is not None and suite.character.book == "Seraphina's lore"
     assert suite.global_books == ("Eldoria",)
     assert all(r.ok for r in run(suite))
@@ -150,7 +159,7 @@ def test_errors_name_the_file_and_json_path(
 ) -> None:
     file = write(tmp_path, [case])
     with pytest.raises(AuthorTestError) as exc:
-        load(file)
+        load(file, importer=IMPORTER)
     assert exc.value.file == str(file)
     assert exc.value.json_path == path
     assert words in exc.value.message
@@ -163,10 +172,10 @@ def test_ambiguous_uid_across_books(tmp_path: Path) -> None:
     file = tmp_path / "t.witest.json"
     file.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(AuthorTestError, match=r"uid 2 is ambiguous \(Eldoria.2, Other.2\)"):
-        load(file)
+        load(file, importer=IMPORTER)
     doc["cases"] = [{"name": "c", "chat": ["User: glade"], "fire": [{"book": "Other", "uid": 2}]}]
     file.write_text(json.dumps(doc), encoding="utf-8")
-    assert all(r.ok for r in run_file(file))
+    assert all(r.ok for r in run_file(file, importer=IMPORTER))
 
 
 def test_unimportable_book_and_bad_json(tmp_path: Path) -> None:
@@ -175,11 +184,11 @@ def test_unimportable_book_and_bad_json(tmp_path: Path) -> None:
     file = tmp_path / "t.witest.json"
     file.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(AuthorTestError) as exc:
-        load(file)
+        load(file, importer=IMPORTER)
     assert exc.value.json_path == "$.books.0" and "cannot import broken.json" in exc.value.message
     file.write_text("{", encoding="utf-8")
     with pytest.raises(AuthorTestError, match="not JSON"):
-        load(file)
+        load(file, importer=IMPORTER)
 
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -229,12 +238,12 @@ def test_chat_from_a_sillytavern_chat_file(tmp_path: Path) -> None:
     ]
     (tmp_path / "chat.jsonl").write_text("\n".join(map(json.dumps, lines)), encoding="utf-8")
     path = write(tmp_path, [{"name": "c", "chat": "chat.jsonl", "fire": ["glade"], "only": True}])
-    (result,) = run_file(path)
+    (result,) = run_file(path, importer=IMPORTER)
     assert [m.name for m in result.case.chat] == ["Seraphina", "User"]
     assert result.ok
     bad = write(tmp_path, [{"name": "c", "chat": str(ELDORIA)}])
     with pytest.raises(AuthorTestError) as exc:
-        load(bad)
+        load(bad, importer=IMPORTER)
     assert exc.value.json_path == "$.cases.0.chat" and "holds no chat messages" in exc.value.message
 
 
@@ -258,10 +267,10 @@ def test_later_steps_carry_timed_effects(tmp_path: Path) -> None:
     doc = {"books": ["Weather.json"], "cases": [case]}
     path = tmp_path / "t.witest.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    (result,) = run_file(path)
+    (result,) = run_file(path, importer=IMPORTER)
     assert result.missing == ("step 2: 'dragon' (Weather.1) (cooldown)",)
     assert result.unexpected == ()
     case["then"][1]["not_fire"] = ["dragon"]  # type: ignore[index]
     del case["then"][1]["fire"]  # type: ignore[attr-defined]
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert run_file(path)[0].ok
+    assert run_file(path, importer=IMPORTER)[0].ok

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from golden import case_params
 from worldinfo.cli import main
 from worldinfo.cli.explain import REASONS, render_trace, trace_json
 from worldinfo.conformance.st import generate_step, session_for, trace_problem
@@ -111,10 +112,7 @@ def test_trace_json_of_an_error() -> None:
     assert trace_json(ScanResult(error="x")) == {"activated": [], "error": "x", "scan_loops": 0}
 
 
-SAMPLE = sorted(GOLDEN.glob("*.json"))[::7]
-
-
-@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", case_params(every=7))
 def test_every_activated_entry_is_explained(path: Path) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
     session = session_for(case)

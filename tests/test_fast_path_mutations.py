@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from golden import GOLDEN
+from golden import case_files, mutation_params
 from worldinfo._js import parse_json
 from worldinfo.conformance.st import generate_step, observed, session_for
 
@@ -119,11 +119,11 @@ def run(case: dict[str, Any], *, fast: bool) -> list[str]:
     return out
 
 
-FILES = sorted((GOLDEN / "st").glob("*.json"))
+FILES = case_files("st")
 COUNT = int(os.environ.get("WORLDINFO_MUTATIONS", "150"))
 
 
-@pytest.mark.parametrize("seed", range(COUNT))
+@pytest.mark.parametrize("seed", mutation_params(COUNT))
 def test_fast_path_equals_reference_on_a_mutated_case(seed: int) -> None:
     rnd = random.Random(seed)
     path = rnd.choice(FILES)

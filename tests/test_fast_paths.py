@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from worldinfo._js import canonical
+from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
-from worldinfo.prepared import ScanCache
+from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen
 
 SETTINGS_VARIANTS: list[dict[str, Any]] = [
     {},
@@ -222,8 +218,8 @@ def test_lazy_hashes_with_a_stored_hash_field_and_shared_templates() -> None:
 
 def test_regex_prefilter_literal_is_in_every_match() -> None:
     """Soundness of the regex prefilter: whenever a key matches, its literal is present."""
-    from worldinfo._jsregex import regex_key
-    from worldinfo.matcher import required_literal
+    from worldinfo._js.regex import regex_key
+    from worldinfo.engine.fast.matcher import required_literal
 
     rng = random.Random(5)
     atoms = ["a", "b", "B", "x", "-", "\\b", "\\w", "\\d", "\\s", ".", "[ab]", "[^a]", "\\.", "]"]
@@ -250,8 +246,8 @@ def test_regex_prefilter_literal_is_in_every_match() -> None:
 
 
 def test_key_index_finds_exactly_what_match_key_finds() -> None:
-    from worldinfo.buffer import whole_word_in
-    from worldinfo.matcher import KeyIndex, Needle
+    from worldinfo.engine.buffer import whole_word_in
+    from worldinfo.engine.fast.matcher import KeyIndex, Needle
 
     rng = random.Random(9)
     alphabet = "abAB_1 -.éΣς"

@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from golden import GOLDEN
+from golden import case_params
 from worldinfo._js import parse_json
 from worldinfo.conformance.st import first_difference, generate_step, observed, session_for
 
-CASES = sorted((GOLDEN / "st").glob("*.json"))
 
-
-@pytest.mark.parametrize("path", CASES, ids=[f"st/{p.stem}" for p in CASES])
+@pytest.mark.parametrize("path", case_params())
 def test_reference_path_matches_the_oracle(path: Path) -> None:
     case = parse_json(path.read_bytes())
     session = session_for(case)

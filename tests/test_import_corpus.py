@@ -73,10 +73,7 @@ def model(imp: importers.Imported) -> dict[str, Any]:
     char = None
     if imp.character is not None:
         c = imp.character
-        char = {
-            f: getattr(c, f)
-            for f in c.__dataclass_fields__  # type: ignore[attr-defined]
-        }
+        char = {f: getattr(c, f) for f in c.__dataclass_fields__}
         char["tags"] = list(c.tags)
         char["extra_books"] = list(c.extra_books)
     return {

@@ -13,7 +13,7 @@ import pytest
 from shared import corpus_file
 
 from worldinfo import importers
-from worldinfo._js import canonical, stringify
+from worldinfo._js import JSONValue, canonical, stringify
 from worldinfo.cli import main
 from worldinfo.importers.export import (
     card_json,
@@ -186,9 +186,12 @@ def test_story_unwrapped_by_default_but_not_in_st_mode() -> None:
 
 
 def test_card_precedence_and_fallback() -> None:
-    card = {"spec": "chara_card_v2", "data": {"name": "V2"}}
+    card: dict[str, Any] = {"spec": "chara_card_v2", "data": {"name": "V2"}}
     v3 = {"spec": "chara_card_v3", "data": {"name": "V3"}}
-    enc = lambda o: base64.b64encode(stringify(o).encode()).decode()
+
+    def enc(o: JSONValue) -> str:
+        return base64.b64encode(stringify(o).encode()).decode()
+
     png = png_card_bytes(card)
     both = replace_text_chunks(
         png, [("chara", enc(card)), ("CCV3", enc(v3))], limits=DEFAULT_LIMITS
@@ -223,7 +226,7 @@ def test_v1_card_fields() -> None:
 
 
 def test_depth_prompt_and_linked_world() -> None:
-    card = {
+    card: dict[str, Any] = {
         "spec": "chara_card_v2",
         "data": {
             "name": "N",

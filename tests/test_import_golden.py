@@ -10,18 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from golden import GOLDEN, check_outcome, mark
+from golden import case_files, check_outcome, import_params
 
-CASES = sorted((GOLDEN / "import").glob("*.json"))
+CASES = case_files("import")
 
 
 def test_all_golden_files_present() -> None:
     assert len(CASES) == 24
 
 
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, id=f"import/{p.stem}", marks=mark(f"import/{p.stem}")) for p in CASES],
-)
+@pytest.mark.parametrize("path", import_params())
 def test_st_import_golden(path: Path) -> None:
     check_outcome(path, f"import/{path.stem}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from worldinfo import importers
 from worldinfo.importers.model import FORMATS

@@ -10,7 +10,7 @@ import pytest
 import regex  # type: ignore[import-untyped,unused-ignore]
 
 from golden import GOLDEN, check_outcome, mark
-from worldinfo._jsregex import RegexKey, RegexTimeout, regex_key, split_key
+from worldinfo._js.regex import RegexKey, RegexTimeout, regex_key, split_key
 
 
 def regex_params() -> Iterator[object]:

@@ -13,10 +13,10 @@ import pytest
 from shared import corpus_file, corpus_names
 
 from worldinfo import importers
-from worldinfo._lint_fatal import JS_ERRORS as STOPPING
 from worldinfo.cli import main
 from worldinfo.conformance.st_import import find_corpus_file
 from worldinfo.lint import CODES, SEVERITIES, Finding, LintOptions, count_by_code, lint
+from worldinfo.lint.fatal import JS_ERRORS as STOPPING
 from worldinfo.types import Book, Entry, Settings
 
 DATA = Path(__file__).parent / "data"

@@ -55,7 +55,7 @@ def test_a_card_field_side_effect_runs_on_every_key_check() -> None:
     entries = [Entry.new(i, key=[f"{{{{char}}}} k{i}"], content="x") for i in range(3)]
     session = _session(entries, desc="{{incvar::calls}}")
     session.generate("normal")
-    calls = session.chat_metadata["variables"]["calls"]  # type: ignore[index]
+    calls = session.chat_metadata["variables"]["calls"]
     # one per key check and per card field prepared for the scan, never fewer than the keys
     assert isinstance(calls, int) and calls >= 3
     assert not session.macros.identity_without_braces  # type: ignore[attr-defined]
@@ -123,7 +123,7 @@ def test_keys_without_braces_never_reach_the_evaluator(monkeypatch: pytest.Monke
     from worldinfo.macros import substituter
 
     calls: list[object] = []
-    real = substituter.evaluate
+    real = substituter.evaluate  # type: ignore[attr-defined]  # the module-level name the test patches
 
     def counting(value: object, **kw: object) -> object:
         calls.append(value)
@@ -167,7 +167,7 @@ def test_plain_keys_skip_the_evaluator_even_when_the_chat_hash_is_zero(
     from worldinfo.macros import substituter
 
     calls: list[object] = []
-    real = substituter.evaluate
+    real = substituter.evaluate  # type: ignore[attr-defined]  # the module-level name the test patches
 
     def counting(value: object, **kw: object) -> object:
         calls.append(value)

@@ -108,7 +108,7 @@ def test_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def boom(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writing.os, "fsync", boom)
+    monkeypatch.setattr(os, "fsync", boom)  # the os module writing uses
     with pytest.raises(KeyboardInterrupt):
         write_atomic(out, b"new")
     assert out.read_bytes() == b"old" and _leftovers(tmp_path) == []

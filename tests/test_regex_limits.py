@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from worldinfo import Book, BookSelection, Message, RegexLimits, Session, Settings, check
-from worldinfo._jsregex import (
+from worldinfo._js.regex import (
     KEY_SHOWN,
     MAX_BRANCHES,
     MAX_PATTERN,
@@ -18,9 +18,9 @@ from worldinfo._jsregex import (
     RegexTimeout,
     regex_key,
 )
-from worldinfo._lint_regex import diagnose
-from worldinfo.prepared import ScanCache
-from worldinfo.regex_limits import TimeoutMemo
+from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.regex_limits import TimeoutMemo
+from worldinfo.lint.regex import diagnose
 from worldinfo.types import Entry
 
 RUN = "x" * 40 + "!"

@@ -14,10 +14,10 @@ from worldinfo import _js
 from worldinfo._js import JSONValue, mulberry32
 from worldinfo.cli import main
 from worldinfo.cli.replay import ProgressBar
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.examples import path as example
 from worldinfo.replay import ReplayStats, catalog, collect, replay_chat, turn_points
 from worldinfo.session import Session
-from worldinfo.timed_effects import entry_key
 from worldinfo.types import Book, Message, Settings
 
 SETTINGS = Settings(recursive=True, budget=10)

@@ -86,7 +86,7 @@ class _Dom(HTMLParser):
         if tag == "g" and a.get("data-entry"):
             self.nodes.append(str(a["data-entry"]))
 
-    def handle_endtag(self, tag: str) -> None:
+    def handle_endtag(self, tag: str) -> None:  # noqa: ARG002 (HTMLParser's signature)
         self._id = ""
 
     def handle_data(self, data: str) -> None:

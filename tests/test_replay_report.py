@@ -175,7 +175,7 @@ def test_lint_chat_adds_evidence_findings(
 
 
 def test_evidence_codes_are_apart_from_the_static_codes() -> None:
-    from worldinfo._lint_evidence import EVIDENCE_CODES
     from worldinfo.lint import CODES
+    from worldinfo.lint.evidence import EVIDENCE_CODES
 
     assert not set(EVIDENCE_CODES) & set(CODES)

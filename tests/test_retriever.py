@@ -155,7 +155,7 @@ def test_index_matches_full_scan_under_ingest_and_delete(seed: int, smoothing: b
 
 
 def test_retrieval_is_pure() -> None:
-    store = MemoryStore(settings=RetrieverSettings(exclusion=0, stopword_share=0.1))
+    store = MemoryStore(settings=RetrieverSettings(exclusion=0, stopword_share=Fraction("0.1")))
     rng = random.Random(1)
     vocab = [f"w{i}" for i in range(80)]
     for i in range(50):
@@ -165,7 +165,7 @@ def test_retrieval_is_pure() -> None:
 
 
 def test_postings_compaction_keeps_results() -> None:
-    store = MemoryStore(settings=RetrieverSettings(exclusion=0, stopword_share=0.2))
+    store = MemoryStore(settings=RetrieverSettings(exclusion=0, stopword_share=Fraction("0.2")))
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(120)]
     for i in range(300):

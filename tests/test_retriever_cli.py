@@ -16,7 +16,7 @@ BANK = Path(__file__).resolve().parent.parent / "golden" / "memorybank" / "memor
 def _chat(path: Path, user: int = 0) -> list[list[str]]:
     data = json.loads(BANK.read_text(encoding="utf-8"))
     pairs: list[list[str]] = data["users"][user]["exchanges"]
-    lines = [{"user_name": "You", "character_name": "Companion"}]
+    lines: list[dict[str, object]] = [{"user_name": "You", "character_name": "Companion"}]
     lines.append({"name": "Companion", "is_user": False, "mes": "Hello! (greeting)"})
     for u, r in pairs:
         lines.append({"name": "You", "is_user": True, "mes": u})
@@ -72,7 +72,7 @@ def test_reingesting_a_long_chat_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     chat, db = tmp_path / "long.jsonl", tmp_path / "m.db"
-    lines = [{"user_name": "You", "character_name": "C"}]
+    lines: list[dict[str, object]] = [{"user_name": "You", "character_name": "C"}]
     for i in range(700):
         lines.append({"name": "You", "is_user": True, "mes": f"question {i} w{i % 37}"})
         lines.append({"name": "C", "is_user": False, "mes": f"answer {i} v{i % 53}"})

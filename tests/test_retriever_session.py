@@ -6,13 +6,15 @@ nothing clears the floor; the memory lands at its configured depth.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from worldinfo.session import Session
 from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.types import Book, Character, Entry, Message, Settings
 
-SETTINGS = RetrieverSettings(exclusion=4, stopword_share=0.05, character_name="Nova")
+SETTINGS = RetrieverSettings(exclusion=4, stopword_share=Fraction("0.05"), character_name="Nova")
 BOOK = Book(name="world", entries=(Entry.new(0, key=["harbour"], content="The harbour is old."),))
 
 

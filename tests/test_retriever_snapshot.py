@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_snapshot.plugin import Snapshot
+from pytest_snapshot.plugin import Snapshot  # type: ignore[import-untyped]
 
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore

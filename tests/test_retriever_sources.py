@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 
 from worldinfo.sources.base import ActivationSource, LoadedLore, ScanContext
@@ -9,15 +11,15 @@ from worldinfo.sources.memory_mode import (
     MemoryPlacement,
     MemorySource,
     as_scanned,
-    memory_source,
 )
+from worldinfo.sources.memory_open import memory_source
 from worldinfo.sources.retriever_entries import VectorizedEntriesSource
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.sources.store_sqlite import SqliteStore
 from worldinfo.types import Book, Entry, Message, Settings
 
-SETTINGS = RetrieverSettings(exclusion=2, stopword_share=0.05, character_name="Nova")
+SETTINGS = RetrieverSettings(exclusion=2, stopword_share=Fraction("0.05"), character_name="Nova")
 
 
 def _chat(n: int) -> list[Message]:
@@ -29,7 +31,7 @@ def _chat(n: int) -> list[Message]:
 
 
 def _context(
-    chat: list[Message], books: tuple[Book, ...] = (), *, dry: bool = False
+    chat: Sequence[Message], books: tuple[Book, ...] = (), *, dry: bool = False
 ) -> ScanContext:
     return ScanContext(
         chat=chat,

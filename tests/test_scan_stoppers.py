@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from worldinfo import Message, Session
-from worldinfo._lint_fatal import JS_ERRORS
 from worldinfo.cli import main
 from worldinfo.lint import lint, scan_stoppers
+from worldinfo.lint.fatal import JS_ERRORS
 from worldinfo.types import Book, Entry
 
 CHAT = [{"name": "User", "mes": "The dragon sleeps.", "is_user": True}]

@@ -11,8 +11,8 @@ pytest.importorskip("starlette")
 from worldinfo.examples import path as example
 from worldinfo.importers import Limits
 from worldinfo.server import handlers as h
+from worldinfo.server.backends import open_storage
 from worldinfo.server.service import Service
-from worldinfo.server.storage import open_storage
 
 
 def test_the_same_bytes_are_imported_once_per_worker(tmp_path: Path) -> None:

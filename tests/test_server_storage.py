@@ -13,6 +13,7 @@ pytest.importorskip("starlette")
 
 from serverkit import BACKENDS, database
 
+from worldinfo.server.backends import open_storage
 from worldinfo.server.sql import Conflict
 from worldinfo.server.storage import (
     BookRow,
@@ -23,7 +24,6 @@ from worldinfo.server.storage import (
     SessionRow,
     Storage,
     StorageError,
-    open_storage,
 )
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from worldinfo import BookSelection, CharacterIdentity, ScanData, Settings, _js, check
 from worldinfo._js import string_hash, stringify
-from worldinfo.buffer import whole_word_in
-from worldinfo.gathering import parse_decorators, sorted_entries
+from worldinfo.engine.buffer import whole_word_in
+from worldinfo.engine.gathering import parse_decorators, sorted_entries
 from worldinfo.macros import Macros
 from worldinfo.types import Book
 
@@ -102,7 +102,7 @@ def test_rng_and_numbers() -> None:
 
 
 def entry(uid: int | str, **fields: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "uid": uid, "key": [], "keysecondary": [], "content": f"C{uid}", "constant": False,
         "selective": True, "selectiveLogic": 0, "order": 100, "position": 0,
         "probability": 100, "useProbability": True, "depth": 4, "group": "", "groupWeight": 100,

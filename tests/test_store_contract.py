@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.sources.store_sqlite import SqliteStore, StoreError
 from worldinfo.types import Message
 
-SETTINGS = RetrieverSettings(exclusion=0, stopword_share=0.05)
+SETTINGS = RetrieverSettings(exclusion=0, stopword_share=Fraction("0.05"))
 Factory = Callable[[], RecordStore]
 
 
@@ -117,10 +118,10 @@ def test_exclusion_window(make: Factory, tmp_path: Path) -> None:
     assert store.retrieve("mango").pick is not None
     for name in ("a", "b"):
         store.ingest(f"{name}1 {name}2", "y", source_ref=f"m#{name}")
-    store.settings = RetrieverSettings(exclusion=3, stopword_share=0.05)
+    store.settings = RetrieverSettings(exclusion=3, stopword_share=Fraction("0.05"))
     store.index.stop_rule = store.settings  # type: ignore[attr-defined]
     assert store.retrieve("mango").pick is None
-    store.settings = RetrieverSettings(exclusion=2, stopword_share=0.05)
+    store.settings = RetrieverSettings(exclusion=2, stopword_share=Fraction("0.05"))
     assert store.retrieve("mango").pick is not None
 
 

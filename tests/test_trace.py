@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from golden import GOLDEN
+from golden import GOLDEN, case_params
 from worldinfo._js import parse_json
 from worldinfo.conformance.st import run_case, session_for
 
-CASES = sorted((GOLDEN / "st").glob("*.json"))
 
-
-@pytest.mark.parametrize("path", CASES, ids=[f"st/{p.stem}" for p in CASES])
+@pytest.mark.parametrize("path", case_params())
 def test_traced_run_matches_oracle_and_result(path: Path) -> None:
     case = parse_json(path.read_bytes())
     bad = [o for o in run_case(case, path.stem, trace=True) if not o.ok]

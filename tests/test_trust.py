@@ -25,9 +25,9 @@ from worldinfo import (
     importers,
 )
 from worldinfo.cli import main
+from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.importers.export import character_book, world_json
 from worldinfo.macros import Macros
-from worldinfo.prepared import ScanCache
 from worldinfo.result import ScanResult
 from worldinfo.trust import DEFAULT_TRUST, ORIGIN_FIELD, key_refusal
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 __version__ = "0.1.0"
 """The package version; ``pyproject.toml`` reads it from here (single source)."""
 
-from worldinfo.buffer import ScanData
-from worldinfo.engine import CharacterIdentity, check
-from worldinfo.gathering import BookSelection
-from worldinfo.regex_limits import RegexLimits, TimeoutMemo
+from worldinfo.engine.buffer import ScanData
+from worldinfo.engine.gathering import BookSelection
+from worldinfo.engine.loop import check
+from worldinfo.engine.regex_limits import RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.base import ActivationSource, NullSource

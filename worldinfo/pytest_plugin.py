@@ -12,7 +12,11 @@ from typing import Any
 
 import pytest
 
-from worldinfo.authortest import SUFFIX, AuthorTestError, Case, Suite, load, run_case
+from worldinfo.authortest import SUFFIX, AuthorTestError, Case, Importer, Suite, load, run_case
+from worldinfo.importers import analyse
+from worldinfo.importers.schema import validator
+
+IMPORTER = Importer(analyse=analyse, validator=validator)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -29,7 +33,7 @@ class WitestFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """One item per case (a broken file fails collection with its JSON path)."""
         try:
-            suite = load(self.path)
+            suite = load(self.path, importer=IMPORTER)
         except AuthorTestError as exc:
             raise self.CollectError(str(exc)) from None
         for case in suite.cases:

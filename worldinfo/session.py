@@ -13,18 +13,19 @@ from dataclasses import dataclass, replace
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.buffer import ScanData
-from worldinfo.engine import CharacterIdentity, TokenCounter, check
-from worldinfo.gathering import BookSelection, sorted_entries
+from worldinfo.engine.buffer import ScanData
+from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.gathering import BookSelection, sorted_entries
+from worldinfo.engine.loop import check
+from worldinfo.engine.output import RegexHook
+from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity, TokenCounter
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back
 from worldinfo.macros.context import system_clock
-from worldinfo.output import RegexHook
-from worldinfo.prepared import ScanCache
-from worldinfo.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
 from worldinfo.result import ScanResult
 from worldinfo.sources.base import ActivationSource, ScanContext
-from worldinfo.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
@@ -151,8 +152,8 @@ class Session:
         if fresh_chat_load:
             self._set_floating_prompt()
         else:
-            self._prompts[AN_KEY] = _Prompt("", False)
-            self._prompts[QUIET_KEY] = _Prompt("", True)
+            self._prompts[AN_KEY] = _Prompt("", scan=False)
+            self._prompts[QUIET_KEY] = _Prompt("", scan=True)
             self._add_persona_description()
 
     # --- public -------------------------------------------------------------------------
@@ -235,7 +236,7 @@ class Session:
         self._begin_macros(type)
         data = self._card_fields(type)
         self._prompts = {k: v for k, v in self._prompts.items() if not k.startswith(DEPTH_KEY)}
-        self._prompts[DEPTH_KEY] = _Prompt(data.character_depth_prompt, self.allow_wi_scan)
+        self._prompts[DEPTH_KEY] = _Prompt(data.character_depth_prompt, scan=self.allow_wi_scan)
         if self.chat and isinstance(self.chat[0].mes, str):
             first = self.chat[0]
             self.chat[0] = Message(
@@ -251,10 +252,10 @@ class Session:
         if force and not dry_run:
             self.force_activate_entries(force)
         self._set_floating_prompt()
-        self._prompts[QUIET_KEY] = _Prompt(quiet, True)
+        self._prompts[QUIET_KEY] = _Prompt(quiet, scan=True)
         result = self._scan(core, data, dry_run=dry_run, trace=trace)
         self._end_macros(result)
-        self._prompts[QUIET_KEY] = _Prompt("", True)
+        self._prompts[QUIET_KEY] = _Prompt("", scan=True)
         self._add_persona_description()
         return result
 
@@ -303,7 +304,7 @@ class Session:
         if _js.strict_eq(interval, 1):
             n = 1
         if _js.le(n, 0) or _js.le(interval, 0):
-            self._prompts[AN_KEY] = _Prompt("", False)
+            self._prompts[AN_KEY] = _Prompt("", scan=False)
             self._should_add_note = False
             return
         till = (
@@ -314,20 +315,20 @@ class Session:
         due = till == 0
         self._should_add_note = due
         note = md.get("note_prompt", UNDEFINED)
-        self._prompts[AN_KEY] = _Prompt(note if due else "", self.allow_wi_scan)
+        self._prompts[AN_KEY] = _Prompt(note if due else "", scan=self.allow_wi_scan)
 
     def _add_persona_description(self) -> None:
         p = self.persona
-        self._prompts[PERSONA_KEY] = _Prompt("", True)
+        self._prompts[PERSONA_KEY] = _Prompt("", scan=True)
         if not p.description or p.position == 9:
             return
         if p.position in (2, 3) and self._should_add_note:
-            note = self._prompts.get(AN_KEY, _Prompt("", False))
+            note = self._prompts.get(AN_KEY, _Prompt("", scan=False))
             text = _js.to_string(note.value) if _js.truthy(note.value) else ""
             joined = p.description + "\n" + text if p.position == 2 else text + "\n" + p.description
-            self._prompts[AN_KEY] = _Prompt(joined, note.scan)
+            self._prompts[AN_KEY] = _Prompt(joined, scan=note.scan)
         elif p.position == 4:
-            self._prompts[PERSONA_KEY] = _Prompt(p.description, True)
+            self._prompts[PERSONA_KEY] = _Prompt(p.description, scan=True)
 
     # --- macros ---------------------------------------------------------------------------
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._jsregex import split_key
-from worldinfo.timed_effects import entry_key
+from worldinfo._js.regex import split_key
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Book, Entry, Origin, Position, Role
 
 ORIGIN_FIELD = "worldinfo_origin"

@@ -65,6 +65,11 @@ class ScanState(IntEnum):
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 
 # SillyTavern 1.15.0 newWorldInfoEntryDefinition defaults, in template order.
+RawEntry = dict[str, JSONValue]
+"""An entry object as the scan holds it: SillyTavern's JSON fields with their loose types
+(plus ``world``, ``decorators`` and ``hash`` once gathered). The engine mutates its own copies.
+Distinct from ``Entry``, the immutable stored entry (``Entry.data`` is one)."""
+
 ENTRY_TEMPLATE: Mapping[str, JSONValue] = {
     "key": [],
     "keysecondary": [],

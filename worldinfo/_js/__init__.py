@@ -5,7 +5,7 @@ string lengths, loose truthiness, ``ToNumber``, ``trim``, ``Math.round``, ``JSON
 object key order, the ``cyrb53`` string hash, ``mulberry32``) calls a helper from this
 package: ``values`` (undefined, truthiness, coercions, operators), ``strings``, ``objects``
 (key order, JSON, stable sort), ``bounds`` (size limits checked before ``JSON.parse``) and
-``hashing``. Regex keys are ``worldinfo._jsregex``.
+``hashing``. Regex keys are ``worldinfo._js.regex``.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
     """
     nums = [to_number(e.get("order", UNDEFINED)) for e in items]
     if all(math.isfinite(n) for n in nums):
-        pairs = sorted(zip(nums, range(len(items))), key=lambda p: -p[0])
+        pairs = sorted(zip(nums, range(len(items)), strict=False), key=lambda p: -p[0])
         return [items[i] for _, i in pairs]
 
     def cmp(p: tuple[float, int], q: tuple[float, int]) -> int:
@@ -143,5 +143,5 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
             return 0
         return -1 if d < 0 else 1
 
-    pairs = sorted(zip(nums, range(len(items))), key=functools.cmp_to_key(cmp))
+    pairs = sorted(zip(nums, range(len(items)), strict=False), key=functools.cmp_to_key(cmp))
     return [items[i] for _, i in pairs]

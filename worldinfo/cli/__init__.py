@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminated(signum: int, frame: object) -> None:
+def _terminated(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)  # unwinds like Ctrl-C: temporary files are removed
 
 

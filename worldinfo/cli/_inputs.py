@@ -305,8 +305,8 @@ def _random() -> Callable[[], float]:
 def where_scan_stopped(books: Mapping[str, Book], error: str) -> list[str]:
     """``FILE: book 'X', entry uid N, $.entries.N.field: why`` for each value of ``books``
     that makes SillyTavern's scan stop with ``error`` (see ``lint.scan_stoppers``)."""
-    from worldinfo._lint_fatal import JS_ERRORS
     from worldinfo.lint import scan_stoppers
+    from worldinfo.lint.fatal import JS_ERRORS
 
     files = {
         (b.name, e.uid): e.origin.file for b in books.values() for e in b.entries or () if e.origin

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from worldinfo._js import JSONValue
-from worldinfo.authortest import SUFFIX, AuthorTestError, Suite, case_lines, load, run
+from worldinfo.authortest import SUFFIX, AuthorTestError, Importer, Suite, case_lines, load, run
 from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
@@ -16,6 +16,10 @@ from worldinfo.cli._conventions import (
     print_json,
     read_input,
 )
+from worldinfo.importers import analyse
+from worldinfo.importers.schema import validator
+
+IMPORTER = Importer(analyse=analyse, validator=validator)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,8 +60,8 @@ def _empty_folders(files: list[str]) -> list[str]:
 def _load(path: Path) -> Suite:
     if str(path) == STDIO:
         text = read_input(STDIO).decode("utf-8", "replace")
-        return load(Path.cwd() / STDIN_NAME, text=text)
-    return load(path)
+        return load(Path.cwd() / STDIN_NAME, importer=IMPORTER, text=text)
+    return load(path, importer=IMPORTER)
 
 
 def run_tests(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(_args: argparse.Namespace) -> int:
     """Scan the example and print the prompt pieces and why each entry fired or not."""
     book, chat = path("emberfall.json"), path("emberfall-chat.json")
     inputs = read_inputs([str(book)], chat=str(chat))

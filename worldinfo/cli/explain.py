@@ -16,7 +16,6 @@ from worldinfo._js import JSONValue
 from worldinfo.cli._conventions import add_json_flag, print_json
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
-from worldinfo.session import Session
 from worldinfo.trace import TraceEvent
 from worldinfo.types import Book
 
@@ -119,12 +118,6 @@ def trace_json(result: ScanResult) -> dict[str, JSONValue]:
     canon = _js.canonical(out)
     assert isinstance(canon, dict)
     return canon
-
-
-def explain_session(session: Session, *, type: str = "normal") -> str:
-    """Scan ``session`` once with a trace and render it (see ``render_trace``)."""
-    result = session.generate(type, trace=True)
-    return render_trace(result, books=session.books, count_tokens=session.count_tokens)
 
 
 def render_trace(

@@ -155,9 +155,9 @@ def _evidence(
     loaded: _Loaded, args: argparse.Namespace, options: LintOptions
 ) -> list[tuple[str, Finding]]:
     """Findings from replaying ``args.chat`` against the readable files."""
-    from worldinfo._lint_evidence import check_evidence
     from worldinfo.cli._inputs import InputError
     from worldinfo.cli.replay import replay_paths
+    from worldinfo.lint.evidence import check_evidence
 
     files = [f for f, _ in loaded.files]
     try:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--memory: a SQLite store is a file; it cannot be read from stdin")
     try:
         if args.memory:
-            from worldinfo.sources.memory_mode import memory_source
+            from worldinfo.sources.memory_open import memory_source
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(

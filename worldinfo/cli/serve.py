@@ -72,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from worldinfo.server.app import CONFIG_ENV, MiB, ServerConfig, token_hash
+        from worldinfo.server.backends import open_storage
         from worldinfo.server.http import NoDelayH11Protocol
-        from worldinfo.server.storage import StorageError, open_storage
+        from worldinfo.server.storage import StorageError
     except ImportError as exc:
         print(f"worldinfo serve: needs pip install 'worldinfo[server]' ({exc})", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from worldinfo._js import JSONValue, lower, trim
-from worldinfo._jsregex import DEFAULT_TIMEOUT, RegexKey, RegexTimeout, regex_key, split_key
+from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, RegexTimeout, regex_key, split_key
 from worldinfo.conformance.base import Outcome, register
 
 Answer = bool | str
@@ -99,7 +99,7 @@ def check_redos(case: Mapping[str, JSONValue], *, cap_ms: float) -> tuple[str, s
 
 
 @register("js-regex-cases/1")
-def run(data: JSONValue, path: Path) -> Iterator[Outcome]:
+def run(data: JSONValue, _path: Path) -> Iterator[Outcome]:
     """Yield one outcome per case, ids ``regex/<case id>``."""
     for case in data.get("cases", []):
         problem = check_case(case)

@@ -58,7 +58,7 @@ def _first_diff(a: JSONValue, b: JSONValue, path: str = "$") -> str:
             if a[k] != b[k]:
                 return _first_diff(a[k], b[k], f"{path}.{k}")
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             if x != y:
                 return _first_diff(x, y, f"{path}.{i}")
     return f"{path}: got {stringify(a)[:80]} expected {stringify(b)[:80]}"

@@ -31,14 +31,6 @@ class CardRead:
     book_name: str | None
 
 
-def is_card(obj: Mapping[str, JSONValue]) -> bool:
-    """True when a JSON object is dispatched as a character card (formats.md section 0)."""
-    spec = obj.get("spec")
-    if isinstance(spec, str) and spec.startswith("chara_card"):
-        return True
-    return "spec" in obj and isinstance(obj.get("data"), dict)
-
-
 def card_format(obj: Mapping[str, JSONValue]) -> str:
     """``card-v3``, ``card-v2`` or ``card-v1`` from the ``spec`` member."""
     if "spec" not in obj:

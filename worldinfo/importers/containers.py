@@ -46,7 +46,7 @@ def _b64_json(tc: TextChunk, *, limits: Limits) -> JSONValue:
     return load_json(raw, bounds=limits.json_bounds, where=where)
 
 
-def _ordered(chunks: tuple[TextChunk, ...], st_compatible: bool) -> list[TextChunk]:
+def _ordered(chunks: tuple[TextChunk, ...], *, st_compatible: bool) -> list[TextChunk]:
     """SillyTavern: tEXt only, first ``ccv3`` else first ``chara`` (keywords case-folded).
     Lenient mode then tries the other candidates, compressed chunks last."""
     by_kw = [
@@ -75,7 +75,7 @@ def card_from_png(raw: bytes, *, limits: Limits, st_compatible: bool) -> Extract
     """
     chunks = text_chunks(raw, limits=limits, compressed=not st_compatible)
     problems: list[Problem] = []
-    for tc in _ordered(chunks, st_compatible):
+    for tc in _ordered(chunks, st_compatible=st_compatible):
         try:
             obj = _b64_json(tc, limits=limits)
         except Reject as exc:

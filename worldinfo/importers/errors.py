@@ -59,11 +59,3 @@ class Reject(Exception):
 def reject(path: str, message: str, *, fmt: str | None = None) -> Reject:
     """Return a ``Reject`` for one problem (``raise reject(...)``)."""
     return Reject([Problem(path, message)], fmt=fmt)
-
-
-def join_path(base: str, *parts: str | int) -> str:
-    """Append object keys / array indexes to a JSON path (``$`` + ``.key`` / ``.3``)."""
-    out = base
-    for p in parts:
-        out += f".{p}"
-    return out

@@ -102,7 +102,7 @@ def world_json(book: Book) -> dict[str, JSONValue]:
         keys = [to_string(e.data.get("uid", i)) for i, e in enumerate(book.entries)]
         if len(set(keys)) != len(keys) or js_key_order(keys) != keys:
             keys = [str(i) for i in range(len(book.entries))]
-        out["entries"] = {k: stored(e) for k, e in zip(keys, book.entries)}
+        out["entries"] = {k: stored(e) for k, e in zip(keys, book.entries, strict=False)}
     out.update(copy.deepcopy(dict(book.extra)))
     return out
 

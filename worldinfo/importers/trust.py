@@ -25,7 +25,7 @@ treated so even when the file is loaded with ``trust=True``.
 from __future__ import annotations
 
 from worldinfo._js import JSONValue, trim
-from worldinfo._jsregex import split_key
+from worldinfo._js.regex import split_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, restrict
 
 

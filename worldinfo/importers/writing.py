@@ -12,6 +12,7 @@ a socket, a block device) is refused. On any failure or interruption (``Keyboard
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -82,10 +83,9 @@ def write_atomic(out: str | os.PathLike[str], data: bytes) -> None:
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-                try:
+                # not ours to give away: the new file is the writer's
+                with contextlib.suppress(PermissionError):
                     os.fchown(fh.fileno(), st.st_uid, st.st_gid)
-                except PermissionError:
-                    pass  # not ours to give away: the new file is the writer's
             os.fsync(fh.fileno())
         os.replace(tmp, target)
         tmp = None

@@ -25,7 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from worldinfo.sources.date_phrases import DateQuery, find_date
-from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource, memory_source
+from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource
+from worldinfo.sources.memory_open import memory_source
 from worldinfo.sources.retriever import Hit, RecordStore, Retrieval, Retriever
 from worldinfo.sources.retriever_chat import (
     ChatSync,

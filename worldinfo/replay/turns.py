@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from worldinfo import _js
-from worldinfo.buffer import MATCHER, ScanBuffer
+from worldinfo.engine.buffer import MATCHER, ScanBuffer
+from worldinfo.engine.timed_effects import entry_key
 from worldinfo.result import ScanResult
-from worldinfo.timed_effects import entry_key
 from worldinfo.types import Settings
 
 HOWS = ("key", "recursion", "constant", "sticky", "decorator", "forced")

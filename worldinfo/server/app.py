@@ -30,9 +30,9 @@ from starlette.routing import Route
 from worldinfo._js import JSONBounds, JSONLimitError, check_json_bounds
 from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
+from worldinfo.server.backends import open_storage
 from worldinfo.server.errors import HttpError, error_response
 from worldinfo.server.service import Service
-from worldinfo.server.storage import open_storage
 from worldinfo.server.wire import RequestError, openapi
 
 log = logging.getLogger(__name__)

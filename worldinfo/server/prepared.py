@@ -14,8 +14,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from worldinfo.engine.fast.plan import ScanCache
 from worldinfo.importers import Imported
-from worldinfo.prepared import ScanCache
 
 MAX_UPLOADS = 64
 MAX_POOLS = 64

@@ -188,18 +188,3 @@ class Storage(Protocol):
     def close(self) -> None:
         """Release this process's connections."""
         ...
-
-
-def open_storage(url: str) -> Storage:
-    """Open a backend: ``postgresql://...`` (or ``postgres://``) DSNs, else a SQLite file path.
-
-    Raises:
-        StorageError: when the database cannot be opened or has an unknown schema.
-    """
-    if url.startswith(("postgresql://", "postgres://")):
-        from worldinfo.server.store_pg import PgStorage
-
-        return PgStorage(url)
-    from worldinfo.server.store_sqlite import SqliteStorage
-
-    return SqliteStorage(url)

@@ -99,7 +99,7 @@ class ActivationSource(Protocol):
 class NullSource:
     """An activation source that does nothing; subclass it and override what you need."""
 
-    def force_activate(self, context: ScanContext) -> Sequence[Mapping[str, JSONValue]]:
+    def force_activate(self, context: ScanContext) -> Sequence[Mapping[str, JSONValue]]:  # noqa: ARG002 (no-op hook)
         """Force nothing."""
         return ()
 

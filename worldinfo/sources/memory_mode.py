@@ -23,13 +23,12 @@ lines are labelled with the chat's character name (the first one seen by this so
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from worldinfo._js import JSONValue
-from worldinfo.gathering import sort_lore
-from worldinfo.sources.base import ActivationSource, LoadedLore, NullSource, ScanContext
+from worldinfo.engine.gathering import sort_lore
+from worldinfo.sources.base import LoadedLore, NullSource, ScanContext
 from worldinfo.sources.retriever import RecordStore, Retrieval, format_block
 from worldinfo.sources.retriever_chat import ChatSync, last_turn
 from worldinfo.sources.retriever_index import Record
@@ -183,39 +182,3 @@ class MemorySource(RetrieverSource):
             record = self.store.record(rid)
             if record is not None and (self.placement.book, rid) not in present:
                 target.append(self.entry(record))
-
-
-def memory_source(db: str | Path, **settings: object) -> ActivationSource:
-    """Open a SQLite memory store and return its activation source (``scan --memory``).
-
-    Args:
-        db: the database file (created if missing).
-        settings: any ``RetrieverSettings`` or ``MemoryPlacement`` field, plus
-            ``mode`` (``"memories"``, the default, or ``"entries"``), ``chat_id``,
-            ``ingest`` (sync the chat into the store, default True) and ``max_entries``.
-
-    Returns:
-        The source (it owns the store).
-    """
-    from worldinfo.sources.retriever_entries import VectorizedEntriesSource
-    from worldinfo.sources.store_sqlite import SqliteStore
-
-    names = {f.name for f in fields(RetrieverSettings)}
-    place = {f.name for f in fields(MemoryPlacement)}
-    rs = RetrieverSettings.from_config({k: v for k, v in settings.items() if k in names})
-    mp = MemoryPlacement(**{k: v for k, v in settings.items() if k in place})  # type: ignore[arg-type]
-    extra = {k: v for k, v in settings.items() if k not in names | place}
-    mode = str(extra.pop("mode", "memories"))
-    chat_id = str(extra.pop("chat_id", "chat"))
-    ingest = bool(extra.pop("ingest", True))
-    max_entries = int(str(extra.pop("max_entries", 3)))
-    if extra:
-        raise TypeError(f"unknown memory settings: {sorted(extra)}")
-    store = SqliteStore(db, settings=rs)
-    if mode == "entries":
-        return VectorizedEntriesSource(
-            store, chat_id=chat_id, ingest=ingest, max_entries=max_entries
-        )
-    if mode != "memories":
-        raise ValueError(f"mode must be 'memories' or 'entries', not {mode!r}")
-    return MemorySource(store, placement=mp, chat_id=chat_id, ingest=ingest)

@@ -283,9 +283,3 @@ def _ordinal(ref: str) -> int:
         return int(ref.rpartition("#")[2].partition(":")[0])
     except ValueError:
         return -1
-
-
-def iter_exchanges(text: str, *, chat_id: str) -> Iterator[Exchange]:
-    """Exchanges of a SillyTavern ``.jsonl`` chat text (see ``parse_st_chat``)."""
-    _, messages = parse_st_chat(text)
-    yield from exchanges(messages, chat_id=chat_id)

@@ -8,6 +8,7 @@ nothing but this file holds the data, so the store is opened ``immutable`` inste
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -87,16 +88,12 @@ def fsync_path(path: Path, *, directory: bool = False) -> None:
 def remove_database(path: str | Path) -> None:
     """Delete a database file and its WAL side files, if present."""
     for suffix in ("", "-wal", "-shm", "-journal"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
 
 
 def remove_side_files(path: str | Path) -> None:
     """Delete a database's WAL side files (``-wal``, ``-shm``), if present."""
     for suffix in ("-wal", "-shm"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass

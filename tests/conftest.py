@@ -1,6 +1,0 @@
-"""Make ``tests/`` importable as plain modules (``golden``, ``known_divergences``)."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))

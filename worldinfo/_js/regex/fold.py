@@ -1,0 +1,201 @@
+"""Case-insensitive matching of the JavaScript regex translator, as explicit character sets.
+
+``regex.IGNORECASE`` is never used: its equivalences differ from both of JavaScript's.
+Without ``u`` two UTF-16 units are equal when their ``toUpperCase`` forms are (single-unit
+results only, and never a non-ASCII unit to an ASCII one; Python's Unicode data); with ``u``
+when their Unicode simple case foldings are (``regex``'s Unicode data, which is as recent as
+V8's ICU, minus its Turkic i folding).
+
+An ``i`` key is matched against the canonical form of the text (each character replaced by
+the smallest member of its case group): literals are emitted canonical, classes as their
+closure, and backreferences then compare exactly as JavaScript does.
+
+The case groups are shipped precomputed (``worldinfo/_js/casefold.json``, written by
+``write_case_groups`` from ``compute_groups``): computing them costs about 0.7 s, which every
+process would pay on its first ``i`` key; a test checks the file against the computation on
+the Unicode data it was made with.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import unicodedata
+from importlib import resources
+from pathlib import Path
+
+import regex  # type: ignore[import-untyped,unused-ignore]
+
+from worldinfo._js.regex.chars import CharSet, normalize
+
+_CASED_END = 0x20000
+"""No code point at or above this has a case mapping."""
+
+_TURKIC = (0x130, 0x131)
+"""İ and ı: ``regex`` folds them with i/I; Unicode simple case folding (JavaScript) does not."""
+
+
+def _canon_upper(cp: int) -> int:
+    """ECMAScript Canonicalize without ``u``: ``toUpperCase``, single results, no non-ASCII→ASCII."""
+    up = chr(cp).upper()
+    if len(up) != 1:
+        return cp
+    ucp = ord(up)
+    if cp >= 0x80 and ucp < 0x80:
+        return cp
+    return ucp
+
+
+@functools.cache
+def _regex_equivalents() -> dict[int, frozenset[int]]:
+    """For every cased character, what ``regex`` (its own, recent Unicode data) folds it with."""
+    everything = "".join(chr(cp) for cp in range(_CASED_END) if not 0xD800 <= cp <= 0xDFFF)
+    cands = {ord(c) for c in regex.findall(r"\p{Changes_When_Casemapped}", everything)}
+    for cp in range(_CASED_END):
+        if not 0xD800 <= cp <= 0xDFFF and _cased_in_python(cp):
+            cands.add(cp)
+    text = "".join(map(chr, sorted(cands)))
+    return {
+        cp: frozenset(ord(m) for m in regex.findall("(?i)" + regex.escape(chr(cp)), text))
+        for cp in cands
+    }
+
+
+def _unicode_groups() -> list[list[int]]:
+    """Simple case folding classes: ``regex``'s equivalences without its Turkic extras."""
+    seen: set[int] = set()
+    groups: list[list[int]] = []
+    for cp, eq in sorted(_regex_equivalents().items()):
+        if cp in seen or cp in _TURKIC:
+            continue
+        group = sorted(eq - set(_TURKIC))
+        seen.update(group)
+        groups.append(group)
+    return groups
+
+
+CASE_GROUPS_PACKAGE, CASE_GROUPS_FILE = "worldinfo._js", "casefold.json"
+"""Where the shipped case groups are (package data, so the file travels with ``_js``)."""
+
+
+def case_data_versions() -> dict[str, str]:
+    """The Unicode data the groups are computed from: Python's and ``regex``'s."""
+    return {"python_unicode": unicodedata.unidata_version, "regex": str(regex.__version__)}
+
+
+@functools.cache
+def shipped_groups() -> dict[str, object]:
+    """The shipped file's content: ``versions`` and the groups of each mode."""
+    text = resources.files(CASE_GROUPS_PACKAGE).joinpath(CASE_GROUPS_FILE).read_text("utf-8")
+    data: dict[str, object] = json.loads(text)
+    return data
+
+
+@functools.cache
+def _groups(*, unicode: bool) -> tuple[tuple[int, ...], ...]:
+    """Equivalence classes (of size > 1) of case-insensitive equality (the shipped ones)."""
+    groups = shipped_groups()["unicode" if unicode else "legacy"]
+    assert isinstance(groups, list)
+    return tuple(tuple(int(c) for c in g) for g in groups)
+
+
+def write_case_groups(path: str | Path) -> None:
+    """Write ``compute_groups`` of both modes, with the data versions, as the shipped file."""
+    data = {
+        "versions": case_data_versions(),
+        "legacy": [list(g) for g in compute_groups(unicode=False)],
+        "unicode": [list(g) for g in compute_groups(unicode=True)],
+    }
+    Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def compute_groups(*, unicode: bool) -> tuple[tuple[int, ...], ...]:
+    """Equivalence classes (of size > 1) of case-insensitive equality, computed afresh."""
+    if unicode:
+        return tuple(tuple(g) for g in _unicode_groups() if len(g) > 1)
+    by_canon: dict[int, list[int]] = {}
+    for cp in range(0x10000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        by_canon.setdefault(_canon_upper(cp), []).append(cp)
+    groups = [tuple(g) for g in by_canon.values() if len(g) > 1]
+    # Pairs cased after Python's Unicode version (e.g. U+019B/U+A7DC): take regex's pairing.
+    known = {cp for g in groups for cp in g}
+    for cp, eq in sorted(_regex_equivalents().items()):
+        if cp in known or cp > 0xFFFF or _cased_in_python(cp):
+            continue
+        group = tuple(sorted(c for c in eq if 0x80 <= c <= 0xFFFF and c not in known))
+        if len(group) > 1:
+            groups.append(group)
+            known.update(group)
+    return tuple(groups)
+
+
+def _cased_in_python(cp: int) -> bool:
+    c = chr(cp)
+    return c.lower() != c or c.upper() != c or c.casefold() != c
+
+
+@functools.cache
+def fold_table(*, unicode: bool) -> dict[int, int]:
+    """Every character that has case variants, mapped to its group's smallest member.
+
+    ``str.translate`` with this table turns a text into its canonical form: two texts are
+    equal ignoring case (JavaScript's rule for the mode) iff their canonical forms are equal.
+    """
+    return {c: g[0] for g in _groups(unicode=unicode) for c in g if c != g[0]}
+
+
+def fold_char(cp: int, *, unicode: bool) -> int:
+    """The canonical form of one character (a literal of an ``i`` pattern)."""
+    return fold_table(unicode=unicode).get(cp, cp)
+
+
+@functools.lru_cache(maxsize=8)
+def fold_text(text: str, *, unicode: bool) -> str:
+    """The canonical form of a scan text (cached: every ``i`` key of a scan tests the same)."""
+    return text.translate(fold_table(unicode=unicode))
+
+
+def prepare(*, unicode: bool) -> None:
+    """Build the case tables of a mode now (a one-time cost of about a second per process),
+    so that timing a compile measures the key, not the first use of the tables."""
+    fold_table(unicode=unicode)
+    _members(unicode=unicode)
+
+
+@functools.cache
+def _members(*, unicode: bool) -> tuple[str, tuple[int, ...]]:
+    """Every member of every case group, as one string, and the group of each position."""
+    groups = _groups(unicode=unicode)
+    text = "".join(chr(c) for g in groups for c in g)
+    owner = tuple(i for i, g in enumerate(groups) for _ in g)
+    return text, owner
+
+
+@functools.lru_cache(maxsize=256)
+def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
+    """Close a set under case-insensitive equality (the set a class matches with ``i``).
+
+    A negated class ``[^…]`` with ``i`` is the complement of the closure of its contents.
+    Membership of every cased character is tested in one ``regex`` scan (C), so a class
+    costs well under a millisecond; results are cached (keys repeat classes).
+    """
+    body = cs.emit()
+    if body == "(?!)":
+        return cs
+    member = regex.compile(body, regex.V0)
+    groups = _groups(unicode=unicode)
+    text, owner = _members(unicode=unicode)
+    counts: dict[int, int] = {}
+    for m in member.finditer(text):
+        g = owner[m.start()]
+        counts[g] = counts.get(g, 0) + 1
+    extra: list[tuple[int, int]] = []
+    for g, n in counts.items():
+        group = groups[g]
+        if n < len(group):
+            extra.extend((c, c) for c in group if member.match(chr(c)) is None)
+    if not extra:
+        return cs
+    return CharSet(ranges=normalize(cs.ranges + tuple(extra)), props=cs.props)

@@ -1,0 +1,137 @@
+"""The values of an author test: a suite of cases, their steps, expectations and results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from worldinfo import _js
+from worldinfo._js import JSONValue
+from worldinfo.types import Book, Character, Message, Persona, Settings
+
+SUFFIX = ".witest.json"
+
+
+class AuthorTestError(Exception):
+    """A test file cannot be used.
+
+    Args:
+        file: the test file.
+        json_path: where in it (``$.cases.2.fire.0``).
+        message: what is wrong.
+    """
+
+    def __init__(self, file: str, json_path: str, *, message: str) -> None:
+        super().__init__(f"{file}: {json_path}: {message}")
+        self.file = file
+        self.json_path = json_path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ref:
+    """A resolved entry reference: book, uid and how the author wrote it."""
+
+    world: str
+    uid: JSONValue
+    label: str
+
+    @property
+    def key(self) -> str:
+        """The ``world.uid`` key SillyTavern tracks activations by."""
+        return f"{self.world}.{_js.to_string(self.uid)}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """A later generation in the same chat (timed effects carry over): messages added first,
+    then one scan and its expectations."""
+
+    append: tuple[Message, ...] = ()
+    type: str = "normal"
+    fire: tuple[Ref, ...] = ()
+    not_fire: tuple[Ref, ...] = ()
+    only: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One scan and its expectations, optionally followed by later steps (``then``)."""
+
+    name: str
+    index: int
+    chat: tuple[Message, ...]
+    type: str = "normal"
+    settings: Settings = field(default_factory=Settings)
+    seed: int = 1
+    max_context: int | None = None
+    fire: tuple[Ref, ...] = ()
+    not_fire: tuple[Ref, ...] = ()
+    only: bool = False
+    then: tuple[Step, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Suite:
+    """A loaded test file."""
+
+    path: Path
+    books: Mapping[str, Book]
+    global_books: tuple[str, ...]
+    character: Character | None
+    persona: Persona
+    max_context: int
+    cases: tuple[Case, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseResult:
+    """The outcome of one case.
+
+    Attributes:
+        missing: ``fire`` entries that did not activate, with the trace's reason.
+        unexpected: entries that activated but must not (``not_fire``, or anything outside
+            ``fire`` with ``only``), with the reason they activated.
+        activated: every ``world.uid`` activated by the last scan.
+        error: set when SillyTavern would stop the generation with an error.
+    """
+
+    case: Case
+    missing: tuple[str, ...] = ()
+    unexpected: tuple[str, ...] = ()
+    activated: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether every expectation held."""
+        return not self.missing and not self.unexpected and self.error is None
+
+    def describe(self) -> str:
+        """One line: why the case failed (``"ok"`` when it passed)."""
+        if self.error is not None:
+            return f"the scan failed: {self.error}"
+        parts = []
+        if self.missing:
+            parts.append("did not fire: " + "; ".join(self.missing))
+        if self.unexpected:
+            parts.append("fired but must not: " + "; ".join(self.unexpected))
+        return " | ".join(parts) or "ok"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Importer:
+    """What loading a test file needs from the importers, passed in by the front end (the CLI,
+    the pytest plugin) so the library never imports ``worldinfo.importers`` itself.
+
+    Args:
+        analyse: ``worldinfo.importers.analyse``: a file's import result (or ``None``), its
+            raw object, its format name and its problems.
+        validator: ``worldinfo.importers.schema.validator``: the JSON Schema validator of a
+            named schema (``"authortest"``).
+    """
+
+    analyse: Callable[[Path], tuple[Any, Any, str, Sequence[object]]]
+    validator: Callable[[str], Any]

@@ -1,0 +1,82 @@
+"""The budget phase of one pass (R48 as reworked in 1.15): probability rolls, then contents
+are added in candidate order until the token budget overflows; ``ignoreBudget`` entries
+still pass, and an overflow lasts the whole scan."""
+
+from __future__ import annotations
+
+from worldinfo import _js
+from worldinfo._js import UNDEFINED
+from worldinfo.engine.state import WorkingState
+from worldinfo.engine.timed_effects import entry_key
+from worldinfo.types import RawEntry
+
+
+def probability_and_budget(
+    scan: WorkingState, candidates: list[RawEntry], base_tokens: int
+) -> None:
+    """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
+    fast = scan.fast
+    if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
+        remaining_ignore = 0
+    else:
+        remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
+    new_content = ""
+    tracing = scan.trace is not None
+    for i, entry in enumerate(candidates):
+        ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
+        if ignore:
+            remaining_ignore -= 1
+        if scan.overflowed and not ignore:
+            if remaining_ignore > 0:
+                if tracing:
+                    scan.note(entry, "skipped", "budget_skipped", {})
+                continue
+            if tracing:
+                for rest in candidates[i:]:
+                    scan.note(rest, "skipped", "budget_skipped", {})
+            break
+        if (
+            _js.truthy(entry.get("useProbability", UNDEFINED))
+            and not _js.strict_eq(entry.get("probability", UNDEFINED), 100)
+            and not scan.timed.is_active("sticky", entry)
+        ):
+            roll = scan.rng() * 100
+            if not _js.le(roll, entry.get("probability", UNDEFINED)):
+                scan.failed.add(id(entry))
+                if tracing:
+                    scan.note(entry, "skipped", "probability", {"roll": roll})
+                continue
+        content = scan.substitute(entry.get("content", ""))
+        pos = scan.index.get(id(entry)) if fast is not None else None
+        if fast is not None and fast.shared is not None and pos is not None:
+            entry = _own(scan, candidates, i, entry, pos)
+        entry["content"] = content
+        new_content += entry["content"] + "\n"
+        if not ignore:
+            used = base_tokens + scan.count_tokens(new_content)
+            if used >= scan.budget:
+                scan.overflowed = True
+                if tracing:
+                    scan.note(entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
+                continue
+        key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
+        scan.activated[key] = entry
+
+
+def _own(
+    scan: WorkingState, candidates: list[RawEntry], i: int, entry: RawEntry, pos: int
+) -> RawEntry:
+    """Copy a prepared (shared) entry before the scan writes to it, and use the copy from
+    now on wherever the scan holds the entry: upstream mutates a per-scan clone (R27)."""
+    fast = scan.fast
+    assert fast is not None and fast.shared is not None
+    if fast.shared[pos] is not entry:
+        return entry
+    fast.plan.ensure_hash(pos)
+    copy = dict(entry)
+    if scan.index is fast.shared_index:
+        scan.index = dict(scan.index)
+    scan.index[id(copy)] = pos
+    scan.entries[pos] = copy
+    candidates[i] = copy
+    return copy

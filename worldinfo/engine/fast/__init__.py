@@ -1,0 +1,1 @@
+"""What the fast path precomputes: the prepared plan, the key index and its matcher."""

@@ -1,0 +1,188 @@
+"""The fast side of one scan: key hits per pass from the line index, and the entries to visit.
+
+``FastScan`` is created by ``check`` for one evaluation over a ``Plan``. For every distinct
+scan-text configuration (the entry's ``scanDepth`` and match flags, R18) it computes the set
+of key ids present in that text in the current pass: the union over the newest ``n``
+messages (kept incrementally, so a widening step only adds one message), the card fields,
+the injected prompts and, outside ``MIN_ACTIVATIONS`` passes, the recursion texts. Entries
+whose outcome is decided before any check with a side effect are then visited only when one
+of their primary keys is present (``visit``); ``nominates`` decides a ``PLAIN`` entry from
+the hits alone, exactly as ``passes._select`` would.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from worldinfo._js import JSONValue
+from worldinfo.engine import entry_rules
+from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
+from worldinfo.engine.fast.matcher import ALWAYS
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
+from worldinfo.types import ScanState
+
+_ONLY_ALWAYS = frozenset({ALWAYS})
+_PREFIX_KEEP = 8
+
+
+class FastScan:
+    """Per-scan key hits and visiting order over a ``Plan``.
+
+    Args:
+        plan: the prepared entries.
+        buffer: the scan buffer of this evaluation.
+        dynamic: positions that need the full checks in every pass of this scan (forced,
+            sticky, cooling down or delayed entries).
+        sticky: positions with an active sticky effect (``is_active("sticky")``).
+    """
+
+    def __init__(self, plan: Plan, buffer: ScanBuffer, dynamic: set[int], sticky: set[int]) -> None:
+        self.plan = plan
+        self.buffer = buffer
+        self.dynamic = dynamic
+        self.sticky = sticky
+        self._always = sorted(set(plan.always_visit) | dynamic)
+        self._state = ScanState.NONE
+        self._hits: dict[int, frozenset[int] | set[int]] = {}
+        self._prefix: dict[int, frozenset[int]] = {0: frozenset()}
+        self._extra: dict[tuple[bool, ...], frozenset[int]] = {}
+        self._recurse_count = 0
+        self._recurse_ids: frozenset[int] = frozenset()
+        self._visit: dict[int, tuple[frozenset[int] | set[int], set[int]]] = {}
+        self.skip = False  # ``_select`` may be skipped for undecided plain entries
+        self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
+        self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
+
+    def begin_pass(self, state: ScanState) -> None:
+        """Start a pass: the buffer may have grown (recursion text, one more message)."""
+        self._state = state
+        self._hits.clear()
+
+    # --- key hits -----------------------------------------------------------------------
+
+    def hits(self, cid: int) -> frozenset[int] | set[int]:
+        """Key ids present in the scan text of configuration ``cid`` in this pass."""
+        got = self._hits.get(cid)
+        if got is None:
+            got = self._hits[cid] = self._compute(cid)
+        return got
+
+    def _compute(self, cid: int) -> frozenset[int] | set[int]:
+        depth, flags = self.plan.configs[cid]
+        buf = self.buffer
+        d = buf.global_depth() if depth is None else depth
+        if d <= 0:
+            return _ONLY_ALWAYS
+        d = min(d, MAX_SCAN_DEPTH)
+        n = 0 if math.isnan(d) else int(d)
+        out = set(self._depth_prefix(n))
+        out |= self._extra_ids(flags)
+        if self._state != ScanState.MIN_ACTIVATIONS:
+            out |= self._recursion_ids()
+        out.add(ALWAYS)
+        return out
+
+    def _depth_prefix(self, n: int) -> frozenset[int]:
+        messages = self.buffer.messages
+        n = min(n, len(messages))
+        got = self._prefix.get(n)
+        if got is not None:
+            return got
+        start = max(k for k in self._prefix if k < n)
+        acc = set(self._prefix[start])
+        index = self.plan.needles
+        for text in messages[start:n]:
+            acc |= index.found_text(text)
+        if len(self._prefix) > _PREFIX_KEEP:
+            keep = sorted(self._prefix)[-2:]
+            self._prefix = {0: frozenset(), **{k: self._prefix[k] for k in keep}}
+        got = self._prefix[n] = frozenset(acc)
+        return got
+
+    def _extra_ids(self, flags: tuple[bool, ...]) -> frozenset[int]:
+        got = self._extra.get(flags)
+        if got is None:
+            texts = [v for on, v in zip(flags, self.buffer.scan_texts(), strict=False) if on and v]
+            texts += self.buffer.inject
+            got = self._extra[flags] = frozenset(self.plan.needles.found_all(texts))
+        return got
+
+    def _recursion_ids(self) -> frozenset[int]:
+        recurse = self.buffer.recurse
+        if self._recurse_count != len(recurse):
+            new = self.plan.needles.found_all(recurse[self._recurse_count :])
+            self._recurse_ids = self._recurse_ids | new
+            self._recurse_count = len(recurse)
+        return self._recurse_ids
+
+    def test(self, pos: int, slot: int) -> bool | None:
+        """Does the key in ``slot`` of the entry at ``pos`` match? ``None``: not indexed."""
+        if slot == UNKNOWN:
+            return None
+        if slot == EMPTY:
+            return False
+        hits = self.hits(self.plan.config[pos])
+        if slot <= REGEX:
+            return None if REGEX - slot in hits else False
+        return slot in hits
+
+    # --- visiting -----------------------------------------------------------------------
+
+    def visit(self) -> list[int]:
+        """Positions to visit this pass, ascending: the entries whose outcome is not known
+        to be "skipped, with no side effect" from the key hits alone."""
+        positions: set[int] = set(self._always)
+        for cid, table in enumerate(self.plan.by_needle):
+            if not table:
+                continue
+            hits = self.hits(cid)
+            prev = self._visit.get(cid)
+            if prev is not None and prev[0] <= hits:
+                found = prev[1]
+                for nid in hits - prev[0]:
+                    more = table.get(nid)
+                    if more:
+                        found.update(more)
+            else:
+                found = set()
+                for nid in hits:
+                    more = table.get(nid)
+                    if more:
+                        found.update(more)
+            self._visit[cid] = (hits, found)
+            positions |= found
+        return sorted(positions)
+
+    def nominates(self, pos: int) -> bool:
+        """For a visited ``PLAIN`` entry (a primary key is present): the secondary logic."""
+        sec = self.plan.secondary[pos]
+        if sec is None:
+            return True
+        hits = self.hits(self.plan.config[pos])
+        return entry_rules.secondary_holds(sec.logic, (s != EMPTY and s in hits for s in sec.slots))
+
+
+def hash_positions(plan: Plan, values: Sequence[JSONValue]) -> set[int]:
+    """Positions of the entries whose hash is strictly equal to one of ``values``."""
+    out: set[int] = set()
+    for h in values:
+        if isinstance(h, bool):
+            continue
+        if isinstance(h, float) and h.is_integer():
+            h = int(h)
+        if isinstance(h, int):
+            out.update(plan.by_hash.get(h, ()))
+    return out
+
+
+def dynamic_positions(
+    plan: Plan, active: Mapping[str, Sequence[JSONValue]], forced: Mapping[str, object]
+) -> set[int]:
+    """Positions whose timed effects are active, or that are forced on, in this scan."""
+    out: set[int] = set()
+    for values in active.values():
+        out |= hash_positions(plan, values)
+    for key in forced:
+        out.update(plan.positions_of_key(key))
+    return out

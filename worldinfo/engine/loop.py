@@ -1,0 +1,358 @@
+"""``check``: one World Info evaluation, SillyTavern's ``checkWorldInfo`` (R28-R72).
+
+Pure: everything upstream reads from page globals is a parameter, and the only state
+that outlives a call is returned (the new ``timedWorldInfo``). Phases are named after
+the specification's sections.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from worldinfo import _js
+from worldinfo._js import JSError, JSONValue
+from worldinfo.engine.buffer import ScanBuffer, ScanData
+from worldinfo.engine.fast.plan import Plan, ScanCache
+from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
+from worldinfo.engine.gathering import (
+    BookSelection,
+    delay_levels,
+    load_lore,
+    select_books,
+    sort_lore,
+)
+from worldinfo.engine.output import RegexHook, assemble, authors_note
+from worldinfo.engine.passes import run_pass
+from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
+from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
+from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
+from worldinfo.macros import Macros, Substitute, identity_without_braces
+from worldinfo.result import ScanResult
+from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
+from worldinfo.trace import Trace
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
+from worldinfo.types import Book, RawEntry, ScanState, Settings
+
+NO_SCAN_DATA = ScanData()
+DEFAULT_MACROS = Macros()
+
+
+def compute_budget(settings: Settings, max_context: JSONValue) -> int:
+    """The token budget (R28 step 4): a percentage of the context, at least 1, capped."""
+    pct = _js.to_number(settings.budget)
+    if pct > 100:
+        pct = 25
+    budget = _js.js_round(pct * _js.to_number(max_context) / 100)
+    if budget == 0 or math.isnan(budget):
+        budget = 1
+    cap = _js.to_number(settings.budget_cap)
+    if cap > 0 and budget > cap:
+        budget = cap
+    return int(budget) if abs(budget) != float("inf") else 10**18
+
+
+def check(
+    books: Mapping[str, Book],
+    chat: Sequence[str],
+    *,
+    selection: BookSelection,
+    settings: Settings,
+    max_context: JSONValue,
+    rng: Callable[[], float],
+    scan_data: ScanData = NO_SCAN_DATA,
+    inject: Sequence[JSONValue] = (),
+    timed_world_info: JSONValue = None,
+    dry_run: bool = False,
+    character: CharacterIdentity | None = None,
+    forced: Sequence[Mapping[str, JSONValue]] = (),
+    authors_note_text: str | None = None,
+    count_tokens: TokenCounter = _js.st_token_estimate,
+    substitute: Substitute = DEFAULT_MACROS,
+    regex_hook: RegexHook | None = None,
+    sources: Sequence[ActivationSource] = (),
+    context: ScanContext | None = None,
+    trace: bool = False,
+    cache: ScanCache | None = None,
+    trust: TrustPolicy = DEFAULT_TRUST,
+    regex_limits: RegexLimits = DEFAULT_REGEX_LIMITS,
+    regex_memo: TimeoutMemo | None = None,
+) -> ScanResult:
+    """Evaluate World Info once, as SillyTavern 1.15.0 does.
+
+    Args:
+        books: every known book by name.
+        chat: the scanned messages, newest first (``"Name: text"`` when names are included).
+        selection: which books are bound globally, to the character, chat and persona.
+        settings: the World Info settings.
+        max_context: the context size the budget percentage applies to.
+        rng: ``Math.random`` replacement, one shared stream.
+        scan_data: card/persona text for the ``match*`` flags, and the generation trigger.
+        inject: scanned extension prompts (raw; substituted here), in key order.
+        timed_world_info: ``chat_metadata.timedWorldInfo`` before the scan.
+        dry_run: a prompt preview: no timed effects are checked or written.
+        character: the active character for name/tag filters (``None``: no character).
+        forced: entry objects forced on from outside (each with ``world`` and ``uid``).
+        authors_note_text: the Author's Note when it is due this generation, else ``None``.
+        count_tokens: the token counter (default: SillyTavern's fallback estimate).
+        substitute: the macro substituter.
+        regex_hook: regex scripts applied to contents at assembly.
+        sources: activation sources whose hooks run during the scan.
+        context: what sources see of the scan (built by ``Session``).
+        trace: also record why each entry did or did not activate (``result.trace``).
+        cache: prepared entries and key index kept across scans (``Session`` owns one);
+            ``None`` runs the straightforward path (every entry, every key, every pass).
+            Not used with ``sources`` (they may edit the loaded lore).
+        trust: what entries of untrusted origin may not do (``worldinfo.trust``).
+        regex_limits: time allowed to regex keys, per test and per scan.
+        regex_memo: regex keys that timed out on a scan text before (``Session`` keeps
+            one); they are not run on that text again, and new timeouts are added.
+
+    Returns:
+        The scan result; ``result.error`` is set where SillyTavern would have thrown.
+    """
+    timed_state = normalise(timed_world_info)
+    try:
+        return _check(
+            books,
+            chat,
+            selection=selection,
+            settings=settings,
+            max_context=max_context,
+            rng=rng,
+            scan_data=scan_data,
+            inject=inject,
+            timed_state=timed_state,
+            dry_run=dry_run,
+            character=character,
+            forced=forced,
+            authors_note_text=authors_note_text,
+            count_tokens=count_tokens,
+            substitute=substitute,
+            regex_hook=regex_hook,
+            sources=sources,
+            context=context,
+            trace=trace,
+            cache=cache if not sources else None,
+            trust=trust,
+            regex_limits=regex_limits,
+            regex_memo=regex_memo,
+        )
+    except JSError as exc:
+        return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
+
+
+def _check(
+    books: Mapping[str, Book],
+    chat: Sequence[str],
+    *,
+    selection: BookSelection,
+    settings: Settings,
+    max_context: JSONValue,
+    rng: Callable[[], float],
+    scan_data: ScanData,
+    inject: Sequence[JSONValue],
+    timed_state: dict[str, JSONValue],
+    dry_run: bool,
+    character: CharacterIdentity | None,
+    forced: Sequence[Mapping[str, JSONValue]],
+    authors_note_text: str | None,
+    count_tokens: TokenCounter,
+    substitute: Substitute,
+    regex_hook: RegexHook | None,
+    sources: Sequence[ActivationSource],
+    context: ScanContext | None,
+    trace: bool,
+    cache: ScanCache | None,
+    trust: TrustPolicy,
+    regex_limits: RegexLimits,
+    regex_memo: TimeoutMemo | None,
+) -> ScanResult:
+    # R28 prelude: buffer, inject buffer, budget, entries, timed effects.
+    regex = RegexClock(regex_limits)
+    buffer = ScanBuffer(chat, settings, scan_data, regex=regex, memo=regex_memo, trust=trust)
+    for value in inject:
+        text = substitute(value)
+        if text:
+            buffer.inject.append(text)
+    budget = compute_budget(settings, max_context)
+    plan: Plan | None = None
+    if cache is not None:
+        plan = cache.plan(books, selection, settings, trust=trust, regex=regex)
+        if plan is not None and (
+            trace
+            or any(timed_state[t] for t in ("sticky", "cooldown"))
+            or any(_js.lt(len(chat), plan.entries[p].get("delay")) for p in plan.delay_positions)
+        ):
+            plan.ensure_all_hashes()  # timed effects will compare entry hashes (R58-R64)
+        entries = [] if plan is None else list(plan.entries)
+        if plan is not None and trace:
+            entries = [dict(e) for e in entries]
+        buffer.untrusted = plan.untrusted if plan is not None else frozenset()
+    else:
+        selected = select_books(selection, books)
+        buffer.untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
+        lore = load_lore(selected, books, trust=trust)
+        if lore is not None and sources and context is not None:
+            for source in sources:
+                source.entries_loaded(context, lore)
+        entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
+    timed = TimedEffects(timed_state, len(chat), entries, dry_run)
+    if plan is not None:
+        timed.find_hash = plan.first_with_hash
+        timed.delay_positions = plan.delay_positions
+    timed.check()
+    if not entries:
+        return ScanResult(
+            timed_world_info=timed_state, forced_consumed=False, trace=Trace() if trace else None
+        )
+
+    registry: dict[str, RawEntry] = {}
+    for obj in forced:
+        if "world" in obj and "uid" in obj:
+            registry[entry_key(obj)] = dict(obj)
+    shared = plan is not None and not trace
+    scan = WorkingState(
+        settings=settings,
+        buffer=buffer,
+        timed=timed,
+        entries=entries,
+        index=plan.index
+        if plan is not None and shared
+        else {id(e): i for i, e in enumerate(entries)},
+        rng=rng,
+        count_tokens=count_tokens,
+        substitute=substitute,
+        character=character,
+        forced=registry,
+        budget=budget,
+        trigger=scan_data.trigger,
+        trace=Trace() if trace else None,
+    )
+    if plan is not None:
+        scan.fast = FastScan(
+            plan,
+            buffer,
+            dynamic_positions(plan, timed.active, registry),
+            hash_positions(plan, timed.active.get("sticky", [])),
+        )
+        scan.fast.skip = not trace and identity_without_braces(substitute)
+        if shared:
+            scan.fast.shared = plan.entries
+            scan.fast.shared_index = plan.index
+    _init_delay_levels(scan, plan)
+    loops = _run_loops(scan, sources)
+
+    activated = list(scan.activated.values())
+    pieces = assemble(activated, regex_hook=regex_hook)
+    an_prompt = None
+    if authors_note_text is not None:
+        an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)
+    timed.write(activated)
+    buffer.finish()
+    return ScanResult(
+        activated=tuple(activated),
+        before="\n".join(pieces.before),
+        after="\n".join(pieces.after),
+        depth=pieces.depth_groups(),
+        an_before=tuple(pieces.an_top),
+        an_after=tuple(pieces.an_bottom),
+        examples=tuple(pieces.examples),
+        outlets=pieces.outlet_map(),
+        an_prompt=an_prompt,
+        timed_world_info=timed_state,
+        scan_loops=loops,
+        trace=scan.trace,
+        warnings=tuple(buffer.warnings),
+    )
+
+
+def _init_delay_levels(scan: WorkingState, plan: Plan | None) -> None:
+    """R29: the distinct ``delayUntilRecursion`` levels, ascending; the lowest is current."""
+    ordered = list(plan.levels) if plan is not None else delay_levels(scan.entries)
+    scan.current_level = ordered.pop(0) if ordered else 0
+    scan.pending_levels = ordered
+
+
+def _run_loops(scan: WorkingState, sources: Sequence[ActivationSource]) -> int:
+    count = 0
+    max_steps = scan.settings.max_recursion_steps
+    while scan.state != ScanState.NONE:
+        if _js.truthy(max_steps) and _js.le(max_steps, count):
+            break
+        count += 1
+        scan.loop = count
+        candidates, successful = run_pass(scan)
+        for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
+        next_state = _next_state(scan, for_recursion)
+        current = scan.state
+        scan.state = next_state
+        if next_state != ScanState.NONE:
+            text = "\n".join(_js.to_string(e.get("content", "")) for e in for_recursion)
+            if text:
+                scan.buffer.add_recurse(text)
+                scan.all_activated_text = text + "\n" + scan.all_activated_text
+        if sources:
+            _scan_done(scan, sources, count, current, candidates, successful)
+    return count
+
+
+def _next_state(scan: WorkingState, for_recursion: list[RawEntry]) -> ScanState:
+    """R50: recursion, min-activations widening, or a pending delay level."""
+    s = scan.settings
+    recursive = _js.truthy(s.recursive)
+    nxt = ScanState.NONE
+    if recursive and not scan.overflowed and for_recursion:
+        nxt = ScanState.RECURSION
+    if (
+        recursive
+        and not scan.overflowed
+        and scan.state == ScanState.MIN_ACTIVATIONS
+        and scan.buffer.recurse
+    ):
+        nxt = ScanState.RECURSION
+    min_act = _js.to_number(s.min_activations)
+    if (
+        nxt == ScanState.NONE
+        and not scan.overflowed
+        and min_act > 0
+        and len(scan.activated) < min_act
+    ):
+        depth = scan.buffer.global_depth()
+        depth_max = _js.to_number(s.min_activations_depth_max)
+        over = (depth_max > 0 and depth > depth_max) or depth > len(scan.buffer.chat)
+        if not over:
+            nxt = ScanState.MIN_ACTIVATIONS
+            scan.buffer.advance_scan()
+    if nxt == ScanState.NONE and scan.pending_levels:
+        nxt = ScanState.RECURSION
+        scan.current_level = scan.pending_levels.pop(0)
+    return nxt
+
+
+def _scan_done(
+    scan: WorkingState,
+    sources: Sequence[ActivationSource],
+    count: int,
+    current: ScanState,
+    candidates: list[RawEntry],
+    successful: list[RawEntry],
+) -> None:
+    state = LoopState(
+        loop=count,
+        current=current,
+        candidates=candidates,
+        successful=successful,
+        activated=list(scan.activated.values()),
+        next=scan.state,
+        recursed_text=scan.all_activated_text,
+        current_delay_level=_js.to_number(scan.current_level),
+        budget=scan.budget,
+        overflowed=scan.overflowed,
+    )
+    for source in sources:
+        source.scan_done(state)
+    scan.state = state.next
+    scan.all_activated_text = state.recursed_text
+    scan.budget = state.budget
+    scan.overflowed = state.overflowed

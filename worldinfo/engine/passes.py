@@ -1,0 +1,217 @@
+"""One scan pass (R30-R49): per-entry checks in upstream order, candidate order, inclusion
+groups, then the budget phase (``budget``). With tracing on, every decision is noted."""
+
+from __future__ import annotations
+
+from worldinfo import _js
+from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine import entry_rules
+from worldinfo.engine.budget import probability_and_budget
+from worldinfo.engine.buffer import MATCHER
+from worldinfo.engine.fast.scan import FastScan
+from worldinfo.engine.groups import filter_groups
+from worldinfo.engine.keys import Probe, keys_match, raw_key_test
+from worldinfo.engine.state import WorkingState
+from worldinfo.engine.timed_effects import entry_key
+from worldinfo.types import RawEntry, ScanState
+
+Why = tuple[str, dict[str, JSONValue]]
+
+
+def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
+    """Run one pass; return its candidates and its "successful" entries (R49)."""
+    nominated: list[RawEntry] = []
+    why: dict[int, Why] = {}
+    fast = scan.fast
+    if fast is not None:
+        fast.begin_pass(scan.state)
+    if fast is not None and fast.skip:
+        _nominate_fast(scan, fast, nominated)
+    else:
+        _nominate_all(scan, nominated, why)
+    tracing = scan.trace is not None
+    sticky = scan.timed.is_active
+    candidates = nominated
+    if scan.forced or scan.timed.active.get("sticky"):
+        index = scan.index
+        if fast is not None:
+            stuck = fast.sticky
+
+            def first(e: RawEntry) -> bool:
+                pos = index.get(id(e))
+                return pos in stuck if pos is not None else sticky("sticky", e)
+        else:
+
+            def first(e: RawEntry) -> bool:
+                return sticky("sticky", e)
+
+        candidates = sorted(nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1)))
+    base_tokens = scan.count_tokens(scan.all_activated_text)
+    if fast is None or fast.plan.any_group or scan.forced:
+        filter_groups(
+            candidates,
+            activated=scan.activated,
+            buffer=scan.buffer,
+            state=scan.state,
+            timed=scan.timed,
+            rng=scan.rng,
+            on_remove=(lambda e, r: scan.note(e, "skipped", r, {})) if tracing else None,
+            key_test=raw_key_test(scan) if fast is not None else None,
+        )
+    probability_and_budget(scan, candidates, base_tokens)
+    if tracing:
+        for e in candidates:
+            if scan.activated.get(entry_key(e)) is e:
+                reason, detail = why.get(id(e), ("key", {}))
+                scan.note(e, "activated", reason, detail)
+    successful = [e for e in candidates if id(e) not in scan.failed]
+    return candidates, successful
+
+
+def _nominate_all(scan: WorkingState, nominated: list[RawEntry], why: dict[int, Why]) -> None:
+    """Candidate selection over every entry (R31), noting reasons when tracing."""
+    tracing = scan.trace is not None
+    seen: set[int] = set()
+    for entry in scan.entries:
+        warned = scan.buffer.undecided
+        chosen, reason = _select(scan, entry)
+        if tracing:
+            _trace_selection(scan, entry, chosen, reason, warned, why)
+        if chosen is not None and id(chosen) not in seen:
+            seen.add(id(chosen))
+            nominated.append(chosen)
+
+
+def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]) -> None:
+    """Candidate selection visiting only the entries that can be nominated or have a side
+    effect; the others would be skipped by ``_select`` without calling anything."""
+    entries = scan.entries
+    keys = fast.plan.keys
+    activated = scan.activated
+    failed = scan.failed
+    seen: set[int] = set()
+    plain = fast.plan.plain
+    dynamic = fast.dynamic
+    secondary = fast.plan.secondary
+    for pos in fast.visit():
+        entry = entries[pos]
+        if plain[pos] and pos not in dynamic:
+            if keys[pos] in activated or id(entry) in failed:
+                continue
+            if secondary[pos] is None or fast.nominates(pos):
+                seen.add(id(entry))
+                nominated.append(entry)
+            continue
+        chosen, _ = _select(scan, entry)
+        if chosen is not None and id(chosen) not in seen:
+            seen.add(id(chosen))
+            nominated.append(chosen)
+
+
+def _trace_selection(
+    scan: WorkingState,
+    entry: RawEntry,
+    chosen: RawEntry | None,
+    reason: str,
+    warned: int,
+    why: dict[int, Why],
+) -> None:
+    if reason == "no_primary_match" and scan.buffer.undecided > warned:
+        reason = "regex_timeout"
+    detail = _explain(scan, entry) if reason == "key" else {}
+    if chosen is not None:
+        why[id(chosen)] = (reason, detail)
+    elif reason not in ("already_active", "failed_before"):
+        scan.note(entry, "skipped", reason, detail)
+
+
+def _explain(scan: WorkingState, entry: RawEntry) -> dict[str, JSONValue]:
+    """The first primary key that matches, and the part of the scan text it was found in."""
+    buf = scan.buffer
+    probe = Probe(scan, entry)
+    keys = entry.get("key")
+    for i, k in enumerate(keys if isinstance(keys, list) else ()):
+        if not probe.test(k, secondary=False, slot=i):
+            continue
+        needle = _js.trim(scan.substitute(k))
+        for label, text in buf.segments(entry, scan.state):
+            if buf.match_key(MATCHER + text, needle, entry):
+                return {"key": k, "found_in": label}
+        return {"key": k, "found_in": "scan text"}
+    return {}
+
+
+def _filtered_by_character(scan: WorkingState, entry: RawEntry) -> str:
+    """R31 steps 3-4: character name and tag filters; the skip reason, or ``""``."""
+    cf = entry_rules.character_filter(entry)
+    if cf is None:
+        return ""
+    exclude = _js.truthy(cf.get("isExclude", UNDEFINED))
+    names = cf.get("names", UNDEFINED)
+    if isinstance(names, (list, str)) and len(names) > 0:
+        file_name: JSONValue = scan.character.file_name if scan.character else UNDEFINED
+        if isinstance(names, str):
+            inc = _js.to_string(file_name) in names
+        else:
+            inc = any(_js.strict_eq(n, file_name) for n in names)
+        if inc == exclude:
+            return "character_filter"
+    tags = cf.get("tags", UNDEFINED)
+    if isinstance(tags, (list, str)) and len(tags) > 0 and scan.character is not None:
+        if isinstance(tags, str):
+            hit = any(t in tags for t in scan.character.tags)
+        else:
+            hit = any(_js.strict_eq(t, x) for t in scan.character.tags for x in tags)
+        if hit == exclude:
+            return "tag_filter"
+    return ""
+
+
+def _select(scan: WorkingState, entry: RawEntry) -> tuple[RawEntry | None, str]:
+    """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why."""
+    key = entry_key(entry)
+    if id(entry) in scan.failed:
+        return None, "failed_before"
+    if key in scan.activated:
+        return None, "already_active"
+    if entry_rules.is_disabled(entry):
+        return None, "disabled"
+    triggers = entry_rules.triggers(entry)
+    if triggers is not None and scan.trigger not in [t for t in triggers if isinstance(t, str)]:
+        return None, "trigger"
+    filtered = _filtered_by_character(scan, entry)
+    if filtered:
+        return None, filtered
+    timed = scan.timed
+    is_sticky = timed.is_active("sticky", entry)
+    if timed.is_active("delay", entry):
+        return None, "delay"
+    if timed.is_active("cooldown", entry) and not is_sticky:
+        return None, "cooldown"
+    delay_level = entry_rules.delay_level(entry)
+    recursion = scan.state == ScanState.RECURSION
+    if (
+        not is_sticky
+        and _js.truthy(delay_level)
+        and (not recursion or _js.gt(delay_level, scan.current_level))
+    ):
+        return None, "delay_until_recursion"
+    if (
+        recursion
+        and _js.truthy(scan.settings.recursive)
+        and entry_rules.excludes_recursion(entry)
+        and not is_sticky
+    ):
+        return None, "exclude_recursion"
+    if entry_rules.has_decorator(entry, entry_rules.ACTIVATE):
+        return entry, "decorator"
+    if entry_rules.has_decorator(entry, entry_rules.DONT_ACTIVATE):
+        return None, "dont_activate"
+    if key in scan.forced:
+        return scan.forced[key], "forced"
+    if entry_rules.is_constant(entry):
+        return entry, "constant"
+    if is_sticky:
+        return entry, "sticky"
+    reason = keys_match(scan, entry)
+    return (entry if reason == "key" else None), reason
