@@ -23,6 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from replay_data import FILLER  # the test data's filler words (tests/ is on sys.path above)
+
 from worldinfo import importers
 from worldinfo._js import mulberry32, to_string
 from worldinfo.replay import catalog, collect, replay_chat
@@ -34,24 +36,6 @@ ELDORIA = (
     Path(__file__).resolve().parents[2]
     / "shared/corpus/st_world/eldoria-zh-v10.5.0-550-entries.json"
 )
-FILLER = [
-    "the",
-    "old",
-    "road",
-    "and",
-    "a",
-    "lantern",
-    "in",
-    "the",
-    "rain",
-    "near",
-    "the",
-    "market",
-    "stairs",
-    "tonight",
-    "we",
-    "walk",
-]
 
 
 def chat_for(book: Book, *, turns: int, seed: int = 11) -> list[Message]:

@@ -11,7 +11,7 @@ from worldinfo._js import JSONValue, canonical, mulberry32
 from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
 from worldinfo.cli._inputs import InputError, read_chat, read_inputs
 from worldinfo.macros import Card, MacroContext, evaluate
-from worldinfo.macros.binding import message_json, state_of
+from worldinfo.macros.binding import card_from, message_json, state_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,15 +47,7 @@ def _card(path: str | None) -> Card | None:
     character = read_inputs([path], chat=None).character
     if character is None:
         raise InputError(f"{path}: not a character card")
-    return Card(
-        name=character.name,
-        avatar=character.avatar,
-        description=character.description,
-        personality=character.personality,
-        scenario=character.scenario,
-        depth_prompt=character.depth_prompt,
-        creator_notes=character.creator_notes,
-    )
+    return card_from(character)
 
 
 def run(args: argparse.Namespace) -> int:

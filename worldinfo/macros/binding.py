@@ -19,6 +19,11 @@ def card_of(character: Character | None, template: MacroContext) -> Card | None:
         return None
     if template.character is not None:
         return template.character
+    return card_from(character)
+
+
+def card_from(character: Character) -> Card:
+    """The card fields a ``Character`` carries (the others stay empty)."""
     return Card(
         name=character.name,
         avatar=character.avatar,
