@@ -69,7 +69,9 @@ class TrustPolicy:
 
     def macro_writes(self, books: Iterable[Book | None]) -> bool:
         """May the macro evaluator store variables while ``books`` are loaded?"""
-        return self.allow_variable_writes or not untrusted_keys(books)
+        if self.allow_variable_writes:
+            return True
+        return not any(is_untrusted(e) for b in books if b is not None for e in b.entries or ())
 
 
 DEFAULT_TRUST = TrustPolicy()
