@@ -179,3 +179,18 @@ def test_evidence_codes_are_apart_from_the_static_codes() -> None:
     from worldinfo.lint.evidence import EVIDENCE_CODES
 
     assert not set(EVIDENCE_CODES) & set(CODES)
+
+
+def test_html_dash_goes_to_stdout_and_report_to_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book, chat = str(example("emberfall.json")), str(example("emberfall-chat.json"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", book, "--chat", chat, "--json", "--html", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert 'id="entries"' in out and out.lstrip().lower().startswith("<!doctype html")
+    assert len(json.loads(err)["turns"]) >= 1
+    assert main(["explain", book, "--chat", chat, "--seed", "1", "--json", "--html", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert 'id="entries"' in out and "activated" in json.loads(err)
+    assert list(tmp_path.iterdir()) == []  # no file named "-"

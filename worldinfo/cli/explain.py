@@ -8,12 +8,13 @@ the final verdict per entry. ``--json`` prints the trace itself.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Mapping
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.cli._conventions import add_json_flag, print_json
+from worldinfo.cli._conventions import add_json_flag
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
 from worldinfo.trace import TraceEvent
@@ -73,7 +74,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="text",
         help="deprecated: --format json is --json",
     )
-    p.add_argument("--html", metavar="FILE", help="also write the scan as an HTML report")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the scan as an HTML report (-: the HTML goes to stdout, the rest to stderr)",
+    )
     p.set_defaults(func=run)
 
 
@@ -93,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"worldinfo explain: {error}", file=sys.stderr)
             return 1
     stops = where_scan_stopped(session.books, result.error) if result.error else []
+    report = sys.stderr if args.html == "-" else sys.stdout
     if args.json or args.format == "json":
         out = trace_json(result)
         if result.error:
             out["error_at"] = list(stops)
-        print_json(out)
+        print(json.dumps(out, ensure_ascii=False, indent=1), file=report)
     else:
-        print(render_trace(result, books=session.books, count_tokens=session.count_tokens), end="")
+        text = render_trace(result, books=session.books, count_tokens=session.count_tokens)
+        print(text, end="", file=report)
     for line in stops:
         print(f"worldinfo explain: {line}", file=sys.stderr)
     return 1 if result.error else 0

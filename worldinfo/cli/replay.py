@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo._js import JSONValue
-from worldinfo.cli._atomic import OutputError, write_text_atomic
+from worldinfo.cli._atomic import STDOUT, OutputError, write_text_atomic
 from worldinfo.cli._inputs import (
     InputError,
     Inputs,
@@ -50,7 +50,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="SillyTavern .jsonl chats or JSON lists of messages, replayed one after another",
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--html", metavar="FILE", help="also write the report as one HTML file")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the report as one HTML file (-: the HTML goes to stdout and the report to stderr)",
+    )
     p.add_argument("--turns", action="store_true", help="list every turn in the text report")
     p.set_defaults(func=run)
 
@@ -70,10 +74,11 @@ def run(args: argparse.Namespace) -> int:
         except OutputError as exc:
             print(f"worldinfo replay: {exc}", file=sys.stderr)
             return 1
+    report = sys.stderr if args.html == STDOUT else sys.stdout
     if args.json:
-        print(json.dumps(stats_json(stats), ensure_ascii=False, indent=1))
+        print(json.dumps(stats_json(stats), ensure_ascii=False, indent=1), file=report)
     else:
-        print(render_text(stats, every_turn=args.turns), end="")
+        print(render_text(stats, every_turn=args.turns), end="", file=report)
     return 1 if any(t.error for t in stats.turns) else 0
 
 
