@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import STDIO, UsageError, add_json_flag, print_json
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``scan`` sub-command."""
     p = sub.add_parser(
         "scan",
-        help="scan books/cards against a chat and print the prompt pieces",
+        help=help_of("scan"),
         description="Books are any importable lorebook file (world JSON, cards, NovelAI, "
         "Risu, Agnai, Kobold); world files are selected globally, a card's book is bound "
         "to its character.",
