@@ -6,7 +6,9 @@ Measures, each in a new subprocess (wall time of the whole process, and its CPU 
 chat (the README's example). The commands run exactly as the console script does
 (``from worldinfo.cli import main``). With ``--base PATH`` the same commands also run on
 the code at PATH (``PYTHONPATH=PATH``), interleaved with this checkout's runs so both see
-the same machine load; the scan's output is checked to be identical on both.
+the same machine load; the scan's output is checked to be identical on both. Bytecode is
+cached (``PYTHONPYCACHEPREFIX`` in a temporary folder, ``PYTHONDONTWRITEBYTECODE`` dropped)
+and warmed before measuring, as for an installed package.
 
     python bench/startup.py
     python bench/startup.py --base /work/wt/base --repeats 21 --json
@@ -46,15 +48,22 @@ def commands(chat: Path) -> dict[str, list[str]]:
     }
 
 
-def run_child(argv: list[str], *, root: Path, cwd: Path) -> tuple[float, float, bytes]:
+def run_child(
+    argv: list[str], *, root: Path, cwd: Path, cached: bool = True
+) -> tuple[float, float, bytes]:
     """One fresh process, CPU time measured as the children's rusage difference.
 
     ``cwd`` must not hold a ``worldinfo`` package: ``python -c`` puts it first on the path,
-    ahead of ``PYTHONPATH``."""
+    ahead of ``PYTHONPATH``. Bytecode is cached under ``cwd`` (as an installed package has
+    it; the code roots themselves are not written to), written by the warm-up runs."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": str(cwd / "pycache")}
+    if not cached:  # the standard library's own caches only, as PYTHONDONTWRITEBYTECODE=1
+        del env["PYTHONPYCACHEPREFIX"]
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     t = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, *argv], capture_output=True, env=env, cwd=cwd, check=False
@@ -67,7 +76,9 @@ def run_child(argv: list[str], *, root: Path, cwd: Path) -> tuple[float, float, 
     return wall, cpu, proc.stdout
 
 
-def measure(roots: dict[str, Path], *, repeats: int) -> dict[str, dict[str, dict[str, float]]]:
+def measure(
+    roots: dict[str, Path], *, repeats: int, cached: bool = True
+) -> dict[str, dict[str, dict[str, float]]]:
     """Median wall and CPU ms per command and code root, runs interleaved across roots."""
     with tempfile.TemporaryDirectory() as tmp:
         chat = Path(tmp) / "chat.json"
@@ -86,7 +97,7 @@ def measure(roots: dict[str, Path], *, repeats: int) -> dict[str, dict[str, dict
         for _ in range(repeats):
             for name, argv in cmds.items():
                 for label, root in roots.items():
-                    wall, cpu, _out = run_child(argv, root=root, cwd=Path(tmp))
+                    wall, cpu, _out = run_child(argv, root=root, cwd=Path(tmp), cached=cached)
                     samples[label][name].append((wall, cpu))
     scan = "worldinfo scan (example, 1 message)"
     if len({out[scan] for out in outputs.values()}) != 1:
@@ -97,6 +108,7 @@ def measure(roots: dict[str, Path], *, repeats: int) -> dict[str, dict[str, dict
                 "wall_ms": round(statistics.median(w for w, _ in runs) * 1000, 1),
                 "cpu_ms": round(statistics.median(c for _, c in runs) * 1000, 1),
                 "best_wall_ms": round(min(w for w, _ in runs) * 1000, 1),
+                "best_cpu_ms": round(min(c for _, c in runs) * 1000, 1),
             }
             for name, runs in by_name.items()
         }
@@ -110,12 +122,18 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=11, help="runs per command (median)")
     parser.add_argument("--base", type=Path, help="also measure the code at this path")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="compile every module in every run (as under PYTHONDONTWRITEBYTECODE=1)",
+    )
     args = parser.parse_args()
     roots = {"this": ROOT}
     if args.base:
         roots["base"] = args.base.resolve()
     load = os.getloadavg()
-    results = measure(roots, repeats=max(1, args.repeats))
+    cached = not args.no_bytecode_cache
+    results = measure(roots, repeats=max(1, args.repeats), cached=cached)
     machine = {
         "cpus": os.cpu_count(),
         "cpu": platform.processor() or platform.machine(),
@@ -123,6 +141,7 @@ def main() -> int:
         "load_before": [round(x, 2) for x in load],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "repeats": args.repeats,
+        "bytecode_cache": cached,
     }
     if args.json:
         print(json.dumps({"machine": machine, "results": results}))
@@ -130,7 +149,7 @@ def main() -> int:
     print(
         f"machine: {machine['cpus']} CPUs, {machine['cpu']}, Python {machine['python']}, "
         f"load {machine['load_before']} -> {machine['load_after']}, "
-        f"median of {args.repeats}"
+        f"median of {args.repeats}, bytecode {'cached' if cached else 'compiled every run'}"
     )
     this = results["this"]
     for name, fig in this.items():
