@@ -93,7 +93,7 @@ _HOMES = {
 """Where each public name lives; ``import worldinfo`` loads none of them (start-up time)."""
 
 
-def __getattr__(name: str) -> object:
+def _load(name: str) -> object:
     """Import a public name's module on first use (PEP 562) and keep the value here."""
     home = _HOMES.get(name)
     if home is None:
@@ -103,6 +103,10 @@ def __getattr__(name: str) -> object:
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load
 
 
 def __dir__() -> list[str]:

@@ -22,7 +22,7 @@ _HOMES = {
 """Where each name lives: importing one phase module does not load the whole engine."""
 
 
-def __getattr__(name: str) -> object:
+def _load(name: str) -> object:
     """Import a name's module on first use (PEP 562)."""
     home = _HOMES.get(name)
     if home is None:
@@ -32,3 +32,7 @@ def __getattr__(name: str) -> object:
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load

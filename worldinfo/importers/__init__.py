@@ -56,7 +56,7 @@ the exporters (start-up time). The readers above are not lazy: importing the sub
 ``load`` would otherwise shadow the function ``load`` on this package."""
 
 
-def __getattr__(name: str) -> object:
+def _load(name: str) -> object:
     """Import a public name's module on first use (PEP 562) and keep the value here."""
     if name not in _EXPORTERS:
         raise AttributeError(f"module 'worldinfo.importers' has no attribute {name!r}")
@@ -65,3 +65,7 @@ def __getattr__(name: str) -> object:
     value = getattr(export, name)
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load

@@ -56,7 +56,7 @@ _HOMES = {
 substituter (``names``) does not load the evaluator (start-up time)."""
 
 
-def __getattr__(name: str) -> object:
+def _load(name: str) -> object:
     """Import a public name's module on first use (PEP 562) and keep the value here."""
     home = _HOMES.get(name)
     if home is None:
@@ -66,3 +66,7 @@ def __getattr__(name: str) -> object:
     value = getattr(importlib.import_module(f"worldinfo.macros.{home}"), name)
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load
