@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING: --help imports neither typing nor json
 if TYPE_CHECKING:
+    from typing import Any
+
     from worldinfo._js import JSONValue
 
 STDIO = "-"
@@ -116,6 +117,8 @@ def write_output(path: str | None, data: bytes) -> None:
 
 def print_json(value: JSONValue) -> None:
     """Print one JSON document (what ``--json`` prints) with a final newline."""
+    import json
+
     print(json.dumps(value, ensure_ascii=False, indent=1))
 
 
