@@ -5,30 +5,32 @@ from __future__ import annotations
 __version__ = "0.1.0"
 """The package version; ``pyproject.toml`` reads it from here (single source)."""
 
-from worldinfo.engine.buffer import ScanData
-from worldinfo.engine.gathering import BookSelection
-from worldinfo.engine.loop import check
-from worldinfo.engine.regex_limits import RegexLimits, TimeoutMemo
-from worldinfo.engine.state import CharacterIdentity
-from worldinfo.result import ScanResult
-from worldinfo.session import Session
-from worldinfo.sources.base import ActivationSource, NullSource
-from worldinfo.trace import Trace
-from worldinfo.trust import TrustPolicy
-from worldinfo.types import (
-    Book,
-    Character,
-    Entry,
-    Logic,
-    Message,
-    Origin,
-    Persona,
-    Position,
-    Role,
-    ScanState,
-    Settings,
-    Strategy,
-)
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.buffer import ScanData
+    from worldinfo.engine.gathering import BookSelection
+    from worldinfo.engine.loop import check
+    from worldinfo.engine.regex_limits import RegexLimits, TimeoutMemo
+    from worldinfo.engine.state import CharacterIdentity
+    from worldinfo.result import ScanResult
+    from worldinfo.session import Session
+    from worldinfo.sources.base import ActivationSource, NullSource
+    from worldinfo.trace import Trace
+    from worldinfo.trust import TrustPolicy
+    from worldinfo.types import (
+        Book,
+        Character,
+        Entry,
+        Logic,
+        Message,
+        Origin,
+        Persona,
+        Position,
+        Role,
+        ScanState,
+        Settings,
+        Strategy,
+    )
 
 __all__ = [
     "ActivationSource",
@@ -56,3 +58,56 @@ __all__ = [
     "TrustPolicy",
     "check",
 ]
+
+_HOMES = {
+    "ScanData": "worldinfo.engine.buffer",
+    "BookSelection": "worldinfo.engine.gathering",
+    "check": "worldinfo.engine.loop",
+    "RegexLimits": "worldinfo.engine.regex_limits",
+    "TimeoutMemo": "worldinfo.engine.regex_limits",
+    "CharacterIdentity": "worldinfo.engine.state",
+    "ScanResult": "worldinfo.result",
+    "Session": "worldinfo.session",
+    "ActivationSource": "worldinfo.sources.base",
+    "NullSource": "worldinfo.sources.base",
+    "Trace": "worldinfo.trace",
+    "TrustPolicy": "worldinfo.trust",
+    **dict.fromkeys(
+        (
+            "Book",
+            "Character",
+            "Entry",
+            "Logic",
+            "Message",
+            "Origin",
+            "Persona",
+            "Position",
+            "Role",
+            "ScanState",
+            "Settings",
+            "Strategy",
+        ),
+        "worldinfo.types",
+    ),
+}
+"""Where each public name lives; ``import worldinfo`` loads none of them (start-up time)."""
+
+
+def _load(name: str) -> object:
+    """Import a public name's module on first use (PEP 562) and keep the value here."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'worldinfo' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -12,43 +12,54 @@ import importlib
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from worldinfo import __version__
+from worldinfo.cli._commands import COMMANDS
 from worldinfo.cli._conventions import Parser, UsageError
 
-_COMMANDS = (
-    "scan",
-    "golden",
-    "demo",
-    "importing",
-    "memory",
-    "explain",
-    "lint",
-    "authortest",
-    "replay",
-    "macros",
-    "serve",
-)
 
+def build_parser(*, full: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """Return the top-level parser with every available sub-command registered.
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level parser with every available sub-command registered."""
+    Args:
+        full: the commands to register in full (default: all); every other one is listed
+            by name and help line only, so its module is not imported (``main`` passes the
+            one command it runs: start-up time). The top-level help, usage and errors are
+            the same either way.
+    """
     parser = Parser(
         prog="worldinfo",
         description="SillyTavern World Info, faithfully in Python.",
     )
     parser.add_argument("--version", action="version", version=f"worldinfo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMANDS:
+    wanted = None if full is None else {COMMANDS[name][0] for name in full}
+    registered: set[str] = set()
+    for name, (module, help_line) in COMMANDS.items():
+        if wanted is not None and module not in wanted:
+            sub.add_parser(name, help=help_line)
+            continue
+        if module in registered:
+            continue
         try:
-            mod = importlib.import_module(f"worldinfo.cli.{name}")
+            mod = importlib.import_module(f"worldinfo.cli.{module}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"worldinfo.cli.{name}":
+            if exc.name != f"worldinfo.cli.{module}":
                 raise
             continue
         mod.register(sub)
+        registered.add(module)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names (its first word that is not an option), if known.
+
+    The top-level parser's only options (``-h``, ``--version``) take no value, so the first
+    other word is the command."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in COMMANDS else None
 
 
 def _terminated(signum: int, _frame: object) -> None:
@@ -57,7 +68,9 @@ def _terminated(signum: int, _frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_in(argv)
+    parser = build_parser(full=() if command is None else (command,))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

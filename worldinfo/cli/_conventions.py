@@ -10,14 +10,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable
-from typing import Any
 
-from worldinfo._js import JSONValue
-from worldinfo.importers.limits import DEFAULT_LIMITS
-from worldinfo.importers.writing import write_atomic
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING: --help imports neither typing nor json
+if TYPE_CHECKING:
+    from typing import Any
+
+    from worldinfo._js import JSONValue
 
 STDIO = "-"
 STDIN_NAME = "<stdin>"
@@ -83,7 +83,10 @@ def read_input(path: str, *, limit: int | None = None) -> bytes:
         OSError: the file cannot be read.
         UsageError: the input holds more than ``limit`` bytes.
     """
-    limit = DEFAULT_LIMITS.max_file_bytes if limit is None else limit
+    if limit is None:
+        from worldinfo.importers.limits import DEFAULT_LIMITS
+
+        limit = DEFAULT_LIMITS.max_file_bytes
     if path == STDIO:
         data = sys.stdin.buffer.read(limit + 1)
     else:
@@ -107,11 +110,15 @@ def write_output(path: str | None, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
+    from worldinfo.importers.writing import write_atomic
+
     write_atomic(path, data)
 
 
 def print_json(value: JSONValue) -> None:
     """Print one JSON document (what ``--json`` prints) with a final newline."""
+    import json
+
     print(json.dumps(value, ensure_ascii=False, indent=1))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from worldinfo._js import JSONValue
 from worldinfo.authortest import SUFFIX, AuthorTestError, Importer, Suite, case_lines, load, run
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``test`` sub-command."""
     p = sub.add_parser(
         "test",
-        help="run activation tests (*.witest.json): entries that must / must not fire",
+        help=help_of("test"),
         description="Run each case of each test file (a directory means every "
         f"*{SUFFIX} file under it, and one with none is an error); print one line per failing "
         "case and a summary. "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._inputs import build_session, read_inputs
 from worldinfo.cli.explain import render_trace
 from worldinfo.cli.scan import render
@@ -14,7 +15,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` sub-command."""
     p = sub.add_parser(
         "demo",
-        help="scan the bundled example book and chat, with the trace",
+        help=help_of("demo"),
         description="Scan the bundled example book (worldinfo/examples/emberfall.json) against "
         "its chat with recursion on and explain every decision. Takes no options.",
     )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import add_json_flag
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
@@ -61,7 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``explain`` sub-command."""
     p = sub.add_parser(
         "explain",
-        help="scan with a trace: why each entry did or did not activate",
+        help=help_of("explain"),
         description="Scan books/cards (any importable format) against a chat and show, per "
         "scan loop, every entry's outcome and reason, then the final verdicts.",
     )

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from worldinfo._js import JSONValue, parse_json
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import (
     STDIO,
     UsageError,
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``golden`` sub-command."""
     p = sub.add_parser(
         "golden",
-        help="run golden case files (files or folders)",
+        help=help_of("golden"),
         description='Run golden case files of any format (each file\'s "format" picks the '
         "runner); print one line per failing case and a summary. Exit 0 only when nothing "
         "failed.",

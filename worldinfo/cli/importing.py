@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import (
     STDIO,
     UsageError,
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``import`` and ``validate`` sub-commands."""
     p = sub.add_parser(
         "import",
-        help="convert a lorebook or card (any supported format) to a world file or card",
+        help=help_of("import"),
         description="Read FILE in any supported format and write it as a SillyTavern world "
         "(default) or as a V2/V3 card. A .png OUT writes a PNG card.",
     )
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_import)
     v = sub.add_parser(
         "validate",
-        help="check files; exit 1 and list problems if any is bad",
+        help=help_of("validate"),
         description="Read each FILE as import would (any supported format) and list every "
         "problem with its JSON path. Exit 1 when a file has problems.",
     )

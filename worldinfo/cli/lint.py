@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
 from worldinfo.cli._settings import defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``lint`` sub-command."""
     p = sub.add_parser(
         "lint",
-        help="check lorebooks for entries that never fire, always fire or misbehave",
+        help=help_of("lint"),
         description="Check books, cards or any importable lorebook file. The files are "
         "linted together, as books bound to one chat. Exit 1 when an error is found.",
     )

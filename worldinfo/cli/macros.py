@@ -9,6 +9,7 @@ import sys
 
 from worldinfo._js import JSONValue, canonical, mulberry32
 from worldinfo.cli._clock import ClockError, add_clock_options, clock_from
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._inputs import InputError, read_chat, read_inputs
 from worldinfo.macros import Card, MacroContext, evaluate
 from worldinfo.macros.binding import card_from, message_json, state_of
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``macros`` sub-command."""
     p = sub.add_parser(
         "macros",
-        help="evaluate SillyTavern's macros in a text ({{random}}, {{getvar}}, {{time}}, ...)",
+        help=help_of("macros"),
         description="Evaluates TEXT as SillyTavern 1.15.0 evaluates a World Info key or "
         "entry content (the legacy macro engine), with the card's fields and the chat's "
         "messages and variables. Variables set by the text are shown, never saved.",

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._inputs import InputError, read_chat, read_inputs
 from worldinfo.sources.memory_mode import book_keys
 from worldinfo.sources.retriever import Retrieval
@@ -37,7 +38,7 @@ PUNCTUATION_HELP = "tokeniser: strip ASCII punctuation only, or all Unicode punc
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``memory`` sub-command and its ``ingest``, ``query`` and ``salvage`` actions."""
-    p = sub.add_parser("memory", help="chat-history memory store (ingest, query, salvage)")
+    p = sub.add_parser("memory", help=help_of("memory"))
     acts = p.add_subparsers(dest="memory_command", metavar="ACTION")
     ing = acts.add_parser("ingest", help="ingest SillyTavern .jsonl chats into a store")
     ing.add_argument(

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from worldinfo._js import JSONValue
 from worldinfo.cli._atomic import STDOUT, OutputError, write_text_atomic
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._inputs import (
     InputError,
     Inputs,
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``replay`` sub-command."""
     p = sub.add_parser(
         "replay",
-        help="replay real chats: what each entry did on every turn",
+        help=help_of("replay"),
         description="Replay every turn of the chats against books/cards (any importable "
         "format) and report per entry how often it fired, how, its tokens and its cuts, "
         "and per turn the tokens used against the budget.",

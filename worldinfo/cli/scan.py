@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import STDIO, UsageError, add_json_flag, print_json
 from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.retriever_settings import RANKINGS
-from worldinfo.sources.store_errors import StoreError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``scan`` sub-command."""
     p = sub.add_parser(
         "scan",
-        help="scan books/cards against a chat and print the prompt pieces",
+        help=help_of("scan"),
         description="Books are any importable lorebook file (world JSON, cards, NovelAI, "
         "Risu, Agnai, Kobold); world files are selected globally, a card's book is bound "
         "to its character.",
@@ -57,9 +56,15 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.memory == STDIO:
         raise UsageError("--memory: a SQLite store is a file; it cannot be read from stdin")
+    failures: tuple[type[Exception], ...] = (OSError,)
     try:
-        if args.memory:
+        if args.memory:  # the store's modules (and sqlite3) only when asked for: start-up
+            import sqlite3
+
             from worldinfo.sources.memory_open import memory_source
+            from worldinfo.sources.store_errors import StoreError
+
+            failures = (StoreError, sqlite3.Error, OSError)
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
         result = session.generate(args.type)
-    except (StoreError, sqlite3.Error, OSError) as exc:  # the memory store's work
+    except failures as exc:  # the memory store's work
         print(f"worldinfo scan: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     stops = where_scan_stopped(session.books, result.error) if result.error else []

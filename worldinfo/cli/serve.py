@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import add_json_flag, print_json
 
 TOKEN_ENV = "WORLDINFO_SERVE_TOKEN"
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` sub-command."""
     p = sub.add_parser(
         "serve",
-        help="run the HTTP service (books prepared once, sessions in a database)",
+        help=help_of("serve"),
         description="Serve the engine over HTTP (OpenAPI at /openapi.json). State lives in "
         "a SQLite file (default) or PostgreSQL (--db postgresql://...), shared by the workers.",
     )

@@ -7,7 +7,32 @@ and ``output`` are the phases; ``fast/`` holds what the fast path precomputes fr
 
 from __future__ import annotations
 
-from worldinfo.engine.loop import check, compute_budget
-from worldinfo.engine.state import CharacterIdentity
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.loop import check, compute_budget
+    from worldinfo.engine.state import CharacterIdentity
 
 __all__ = ["CharacterIdentity", "check", "compute_budget"]
+
+_HOMES = {
+    "CharacterIdentity": "worldinfo.engine.state",
+    "check": "worldinfo.engine.loop",
+    "compute_budget": "worldinfo.engine.loop",
+}
+"""Where each name lives: importing one phase module does not load the whole engine."""
+
+
+def _load(name: str) -> object:
+    """Import a name's module on first use (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'worldinfo.engine' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load

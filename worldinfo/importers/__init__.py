@@ -21,15 +21,18 @@ objects and PNG cards.
 from __future__ import annotations
 
 from worldinfo.importers.errors import LorebookImportError, Problem
-from worldinfo.importers.export import (
-    card_json,
-    character_book,
-    world_json,
-    write_png_card,
-)
 from worldinfo.importers.limits import DEFAULT_LIMITS, Limits
 from worldinfo.importers.load import analyse, iter_problems, load
 from worldinfo.importers.model import FORMATS, Imported
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.importers.export import (
+        card_json,
+        character_book,
+        world_json,
+        write_png_card,
+    )
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -46,3 +49,23 @@ __all__ = [
     "world_json",
     "write_png_card",
 ]
+
+_EXPORTERS = ("card_json", "character_book", "world_json", "write_png_card")
+"""Names from ``importers.export``, imported on first use: reading a book does not load
+the exporters (start-up time). The readers above are not lazy: importing the submodule
+``load`` would otherwise shadow the function ``load`` on this package."""
+
+
+def _load(name: str) -> object:
+    """Import a public name's module on first use (PEP 562) and keep the value here."""
+    if name not in _EXPORTERS:
+        raise AttributeError(f"module 'worldinfo.importers' has no attribute {name!r}")
+    from worldinfo.importers import export
+
+    value = getattr(export, name)
+    globals()[name] = value
+    return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load

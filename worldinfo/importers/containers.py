@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import zipfile
 import zlib
 from dataclasses import dataclass
 
@@ -114,6 +113,8 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     Raises:
         Reject: on any of the above, a broken zip or a missing ``card.json``.
     """
+    import zipfile  # only for CHARX files (start-up time)
+
     start = raw.find(ZIP_MAGIC)
     if start < 0:
         raise reject("$", "not a zip archive")

@@ -8,10 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
 from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
+from worldinfo.importers.schema_check import conforms
 
 _HERE = Path(__file__).resolve().parent
 
@@ -30,9 +29,19 @@ def schema_names() -> tuple[str, ...]:
 
 
 @functools.cache
+def schema_of(name: str) -> JSONValue:
+    """The parsed schema file of format ``name`` (e.g. ``st-world``)."""
+    text = (schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8")
+    value: JSONValue = json.loads(text)
+    return value
+
+
+@functools.cache
 def validator(name: str) -> Any:
     """The compiled validator for format ``name`` (e.g. ``st-world``)."""
-    schema = json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    schema = schema_of(name)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
@@ -52,6 +61,8 @@ def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> It
         value: the parsed JSON value.
         where: JSON path of ``value`` inside the file.
     """
+    if conforms(schema_of(name), value):
+        return  # valid: no need to load jsonschema (start-up time)
     errors = sorted(validator(name).iter_errors(value), key=lambda e: list(map(str, e.path)))
     for err in errors:
         message = err.message

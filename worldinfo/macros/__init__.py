@@ -9,18 +9,20 @@ instruct, utility, comments, banned), ``variables``, ``chance`` (roll, random, p
 
 from __future__ import annotations
 
-from worldinfo.macros.context import (
-    Card,
-    Group,
-    MacroContext,
-    MacroSettings,
-    MacroState,
-    PowerUser,
-)
-from worldinfo.macros.evaluator import Evaluation, evaluate
-from worldinfo.macros.names import Macros, Substitute, identity_without_braces
-from worldinfo.macros.run import Call
-from worldinfo.macros.substituter import StMacros
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.macros.context import (
+        Card,
+        Group,
+        MacroContext,
+        MacroSettings,
+        MacroState,
+        PowerUser,
+    )
+    from worldinfo.macros.evaluator import Evaluation, evaluate
+    from worldinfo.macros.names import Macros, Substitute, identity_without_braces
+    from worldinfo.macros.run import Call
+    from worldinfo.macros.substituter import StMacros
 
 __all__ = [
     "Call",
@@ -37,3 +39,34 @@ __all__ = [
     "evaluate",
     "identity_without_braces",
 ]
+
+_HOMES = {
+    **dict.fromkeys(
+        ("Card", "Group", "MacroContext", "MacroSettings", "MacroState", "PowerUser"), "context"
+    ),
+    "Evaluation": "evaluator",
+    "evaluate": "evaluator",
+    "Macros": "names",
+    "Substitute": "names",
+    "identity_without_braces": "names",
+    "Call": "run",
+    "StMacros": "substituter",
+}
+"""The module under ``worldinfo.macros`` of each public name: the ``{{user}}``-only
+substituter (``names``) does not load the evaluator (start-up time)."""
+
+
+def _load(name: str) -> object:
+    """Import a public name's module on first use (PEP 562) and keep the value here."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'worldinfo.macros' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"worldinfo.macros.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
+    __getattr__ = _load

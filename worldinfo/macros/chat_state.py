@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.macros.moment import humanize, timestamp_to_moment
 from worldinfo.macros.run import Pass, Run
 from worldinfo.macros.scan import Groups, lazy_to_close, re_sub, sub
 
@@ -81,6 +80,8 @@ def _first_displayed(run: Run) -> str:
 
 def idle_duration(run: Run) -> str:
     """``{{idle_duration}}``: time since the user's message before the last one (M9.4)."""
+    from worldinfo.macros.moment import humanize, timestamp_to_moment  # only when used
+
     armed = False
     chosen: Message | None = None
     for m in reversed(run.ctx.chat):

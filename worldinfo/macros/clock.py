@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 
-from worldinfo.macros.moment import format_moment, humanize, parse_moment
 from worldinfo.macros.run import Pass, Run
 from worldinfo.macros.scan import re_sub, sub, two_lazy, until_brace
 
 _FLAGS = re.IGNORECASE | re.ASCII
+
+
+def _format(value: datetime, fmt: str) -> str:
+    """``moment.format_moment``, its module imported when a time macro is met (start-up)."""
+    from worldinfo.macros import moment
+
+    return moment.format_moment(value, fmt)
 
 
 def _formatted(name: str, fmt: str) -> Pass:
@@ -17,7 +23,7 @@ def _formatted(name: str, fmt: str) -> Pass:
 
     def apply(run: Run, text: str) -> str:
         return re_sub(
-            pattern, text, lambda _m: format_moment(run.now(), fmt), limit=run.settings.max_output
+            pattern, text, lambda _m: _format(run.now(), fmt), limit=run.settings.max_output
         )
 
     return Pass(source="{{" + name + "}}", apply=apply)
@@ -31,7 +37,7 @@ def _datetimeformat(run: Run, text: str) -> str:
         text,
         _DATETIMEFORMAT,
         until_brace(allow_empty=True),
-        lambda _s, g: format_moment(run.now(), g[0]),
+        lambda _s, g: _format(run.now(), g[0]),
         limit=run.settings.max_output,
     )
 
@@ -48,7 +54,7 @@ def _time_utc(run: Run, text: str) -> str:
             local = utc + timedelta(minutes=minutes)
         except OverflowError:
             return "Invalid date"
-        return format_moment(local, "LT")
+        return _format(local, "LT")
 
     return re_sub(_UTC, text, one, limit=run.settings.max_output)
 
@@ -58,6 +64,8 @@ _TIMEDIFF = re.compile(r"\{\{timeDiff::", _FLAGS)
 
 def time_diff(run: Run, a: str, b: str) -> str:
     """``moment(a)`` minus ``moment(b)``, humanized with suffix (M10.4)."""
+    from worldinfo.macros.moment import humanize, parse_moment  # only when used
+
     first, second = parse_moment(a, run.ctx.tz), parse_moment(b, run.ctx.tz)
     if first is None or second is None:
         return "Invalid date"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import json
 import unicodedata
-from importlib import resources
 from pathlib import Path
 
 import regex  # type: ignore[import-untyped,unused-ignore]
@@ -86,6 +85,8 @@ def case_data_versions() -> dict[str, str]:
 @functools.cache
 def shipped_groups() -> dict[str, object]:
     """The shipped file's content: ``versions`` and the groups of each mode."""
+    from importlib import resources  # only for a case-insensitive key (start-up time)
+
     text = resources.files(CASE_GROUPS_PACKAGE).joinpath(CASE_GROUPS_FILE).read_text("utf-8")
     data: dict[str, object] = json.loads(text)
     return data

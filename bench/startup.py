@@ -1,0 +1,168 @@
+"""Start-up time: a fresh interpreter per measurement, median of N.
+
+Measures, each in a new subprocess (wall time of the whole process, and its CPU time from
+``os.wait4``): ``python -c pass`` (the interpreter alone), ``import worldinfo``,
+``worldinfo --help`` and ``worldinfo scan`` of the bundled example book with a one-message
+chat (the README's example). The commands run exactly as the console script does
+(``from worldinfo.cli import main``). With ``--base PATH`` the same commands also run on
+the code at PATH (``PYTHONPATH=PATH``), interleaved with this checkout's runs so both see
+the same machine load; the scan's output is checked to be identical on both. Bytecode is
+cached (``PYTHONPYCACHEPREFIX`` in a temporary folder, ``PYTHONDONTWRITEBYTECODE`` dropped)
+and warmed before measuring, as for an installed package.
+
+    python bench/startup.py
+    python bench/startup.py --base /work/wt/base --repeats 21 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WHERE = ["-c", "import worldinfo; print(worldinfo.__file__)"]
+CLI = "import sys; from worldinfo.cli import main; sys.exit(main())"
+MESSAGE = {
+    "name": "User",
+    "is_user": True,
+    "mes": "The ferry docks at Emberfall. Is the Ashen Guild still selling maps?",
+}
+
+
+def commands(chat: Path) -> dict[str, list[str]]:
+    """The measured commands, as argv lists for the current interpreter."""
+    book = str(ROOT / "worldinfo" / "examples" / "emberfall.json")
+    return {
+        "python -c pass": ["-c", "pass"],
+        "import worldinfo": ["-c", "import worldinfo"],
+        "worldinfo --help": ["-c", CLI, "--help"],
+        "worldinfo scan (example, 1 message)": ["-c", CLI, "scan", book, "--chat", str(chat)],
+    }
+
+
+def run_child(
+    argv: list[str], *, root: Path, cwd: Path, cached: bool = True
+) -> tuple[float, float, bytes]:
+    """One fresh process, CPU time measured as the children's rusage difference.
+
+    ``cwd`` must not hold a ``worldinfo`` package: ``python -c`` puts it first on the path,
+    ahead of ``PYTHONPATH``. Bytecode is cached under ``cwd`` (as an installed package has
+    it; the code roots themselves are not written to), written by the warm-up runs."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": str(cwd / "pycache")}
+    if not cached:  # the standard library's own caches only, as PYTHONDONTWRITEBYTECODE=1
+        del env["PYTHONPYCACHEPREFIX"]
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    t = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, *argv], capture_output=True, env=env, cwd=cwd, check=False
+    )
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv!r} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout
+
+
+def measure(
+    roots: dict[str, Path], *, repeats: int, cached: bool = True
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Median wall and CPU ms per command and code root, runs interleaved across roots."""
+    with tempfile.TemporaryDirectory() as tmp:
+        chat = Path(tmp) / "chat.json"
+        chat.write_text(json.dumps([MESSAGE]))
+        cmds = commands(chat)
+        samples: dict[str, dict[str, list[tuple[float, float]]]] = {
+            label: {name: [] for name in cmds} for label in roots
+        }
+        outputs: dict[str, dict[str, bytes]] = {label: {} for label in roots}
+        for label, root in roots.items():  # warm the bytecode caches, check outputs
+            where = run_child(WHERE, root=root, cwd=Path(tmp))[2].decode().strip()
+            if not Path(where).is_relative_to(root):
+                raise SystemExit(f"{label}: worldinfo comes from {where}, not {root}")
+            for name, argv in cmds.items():
+                outputs[label][name] = run_child(argv, root=root, cwd=Path(tmp))[2]
+        for _ in range(repeats):
+            for name, argv in cmds.items():
+                for label, root in roots.items():
+                    wall, cpu, _out = run_child(argv, root=root, cwd=Path(tmp), cached=cached)
+                    samples[label][name].append((wall, cpu))
+    scan = "worldinfo scan (example, 1 message)"
+    if len({out[scan] for out in outputs.values()}) != 1:
+        raise SystemExit("the scan's output differs between the code roots")
+    return {
+        label: {
+            name: {
+                "wall_ms": round(statistics.median(w for w, _ in runs) * 1000, 1),
+                "cpu_ms": round(statistics.median(c for _, c in runs) * 1000, 1),
+                "best_wall_ms": round(min(w for w, _ in runs) * 1000, 1),
+                "best_cpu_ms": round(min(c for _, c in runs) * 1000, 1),
+            }
+            for name, runs in by_name.items()
+        }
+        for label, by_name in samples.items()
+    }
+
+
+def main() -> int:
+    """Measure and print the table (or one JSON object)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=11, help="runs per command (median)")
+    parser.add_argument("--base", type=Path, help="also measure the code at this path")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="compile every module in every run (as under PYTHONDONTWRITEBYTECODE=1)",
+    )
+    args = parser.parse_args()
+    roots = {"this": ROOT}
+    if args.base:
+        roots["base"] = args.base.resolve()
+    load = os.getloadavg()
+    cached = not args.no_bytecode_cache
+    results = measure(roots, repeats=max(1, args.repeats), cached=cached)
+    machine = {
+        "cpus": os.cpu_count(),
+        "cpu": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "load_before": [round(x, 2) for x in load],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "repeats": args.repeats,
+        "bytecode_cache": cached,
+    }
+    if args.json:
+        print(json.dumps({"machine": machine, "results": results}))
+        return 0
+    print(
+        f"machine: {machine['cpus']} CPUs, {machine['cpu']}, Python {machine['python']}, "
+        f"load {machine['load_before']} -> {machine['load_after']}, "
+        f"median of {args.repeats}, bytecode {'cached' if cached else 'compiled every run'}"
+    )
+    this = results["this"]
+    for name, fig in this.items():
+        line = f"  {name:38} {fig['wall_ms']:7.1f} ms wall {fig['cpu_ms']:7.1f} ms CPU"
+        if "base" in results:
+            b = results["base"][name]
+            line += (
+                f"   base {b['wall_ms']:7.1f} wall {b['cpu_ms']:7.1f} CPU"
+                f"   ratio {b['wall_ms'] / fig['wall_ms']:.2f}x wall"
+            )
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

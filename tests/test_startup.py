@@ -1,0 +1,151 @@
+"""Start-up: what ``import worldinfo``, ``worldinfo --help`` and a plain scan load.
+
+Each check runs a fresh interpreter (``sys.modules`` of this test process already holds
+everything) and asserts on the modules it imported, never on time; ``bench/startup.py``
+measures the time. The lazy paths must give the same objects and texts as the eager ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import worldinfo
+import worldinfo.importers
+import worldinfo.macros
+from worldinfo.cli import build_parser
+from worldinfo.cli._commands import COMMANDS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _loaded(code: str, tmp_path: Path) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (in ``tmp_path``)."""
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+def _ours(modules: set[str]) -> set[str]:
+    return {m for m in modules if m == "worldinfo" or m.startswith("worldinfo.")}
+
+
+def test_import_worldinfo_loads_nothing_else(tmp_path: Path) -> None:
+    assert _ours(_loaded("import worldinfo", tmp_path)) == {"worldinfo"}
+
+
+def test_every_public_name_is_its_homes_object() -> None:
+    import importlib
+
+    for name in worldinfo.__all__:
+        home = importlib.import_module(worldinfo._HOMES[name])
+        assert getattr(worldinfo, name) is getattr(home, name), name
+    assert set(worldinfo.__all__) <= set(dir(worldinfo))
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        _ = worldinfo.nonsense  # type: ignore[attr-defined]
+
+
+def test_lazy_packages_resolve_every_name() -> None:
+    for package in (worldinfo.importers, worldinfo.macros):
+        for name in package.__all__:
+            assert getattr(package, name) is not None, (package.__name__, name)
+
+
+def test_importers_load_stays_the_function_after_its_submodule_is_imported() -> None:
+    import worldinfo.importers.load
+
+    assert worldinfo.importers.load is sys.modules["worldinfo.importers.load"].load
+
+
+def test_help_loads_no_engine_importer_or_macro_module(tmp_path: Path) -> None:
+    code = (
+        "from worldinfo.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    ours = _ours(_loaded(code, tmp_path))
+    assert ours == {
+        "worldinfo",
+        "worldinfo.cli",
+        "worldinfo.cli._commands",
+        "worldinfo.cli._conventions",
+    }
+
+
+def test_the_top_level_help_is_the_same_with_or_without_the_modules() -> None:
+    full = build_parser().format_help()
+    assert build_parser(full=()).format_help() == full
+    for name in COMMANDS:
+        assert build_parser(full=(name,)).format_help() == full, name
+
+
+def _subparser(parser: object, name: str) -> object:
+    import argparse
+
+    assert isinstance(parser, argparse.ArgumentParser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_registered_alone_has_its_full_help(name: str) -> None:
+    alone = _subparser(build_parser(full=(name,)), name).format_help()  # type: ignore[attr-defined]
+    assert alone == _subparser(build_parser(), name).format_help()  # type: ignore[attr-defined]
+
+
+def test_every_command_module_reads_its_help_line_from_the_table() -> None:
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help for c in sub._choices_actions}
+    assert helps == {name: line for name, (_module, line) in COMMANDS.items()}
+
+
+def test_a_plain_scan_skips_what_it_does_not_need(tmp_path: Path) -> None:
+    book = {"entries": {"0": {"uid": 0, "key": ["harbour"], "content": "Fog.", "comment": "fog"}}}
+    chat = [{"name": "User", "is_user": True, "mes": "The harbour is quiet."}]
+    (tmp_path / "book.json").write_text(json.dumps(book))
+    (tmp_path / "chat.json").write_text(json.dumps(chat))
+    code = (
+        "import contextlib, io\nfrom worldinfo.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['scan', 'book.json', '--chat', 'chat.json']) == 0\n"
+        "assert 'Activated 1 entry' in out.getvalue()"
+    )
+    loaded = _loaded(code, tmp_path)
+    skipped = {
+        "jsonschema",
+        "sqlite3",
+        "zipfile",
+        "worldinfo.importers.export",
+        "worldinfo.macros.moment",
+        "worldinfo.sources.memory_open",
+        "worldinfo.cli.lint",
+        "worldinfo.cli.memory",
+    }
+    assert loaded & skipped == set()
+    assert "worldinfo.engine.loop" in loaded  # the probe did scan
+
+
+def test_an_invalid_book_still_gets_jsonschemas_problems(tmp_path: Path) -> None:
+    from worldinfo.importers import LorebookImportError, load
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"entries": {"0": {"uid": 0, "key": "x", "content": 5}}}))
+    with pytest.raises(LorebookImportError, match=r"\$\.entries\.0\.content"):
+        load(bad)
