@@ -90,7 +90,8 @@ class KeyIndex:
     """Every fast-matchable needle of a plan, and a per-line cache of the ids present."""
 
     def __init__(self) -> None:
-        self._texts: dict[tuple[bool, bool], dict[str, int]] = {k: {} for k in _KINDS}
+        self._texts: tuple[tuple[dict[str, int], dict[str, int]], ...] = (({}, {}), ({}, {}))
+        """Text -> id, by ``[lowered][whole word]``."""
         self._automata: list[tuple[bool, bool, object]] | None = None
         self._lines: dict[str, frozenset[int]] = {}
         self.size = 1
@@ -100,7 +101,7 @@ class KeyIndex:
         text = needle.text
         if not text:
             return ALWAYS
-        texts = self._texts[needle.lowered, needle.whole_word]
+        texts = self._texts[needle.lowered][needle.whole_word]
         nid = texts.get(text)
         if nid is None:
             nid = texts[text] = self.size
@@ -114,8 +115,8 @@ class KeyIndex:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
         self._automata = [
             (lowered, whole, _automaton(texts, whole=whole))
-            for (lowered, whole), texts in self._texts.items()
-            if texts
+            for lowered, whole in _KINDS
+            if (texts := self._texts[lowered][whole])
         ]
 
     def found(self, line: str) -> frozenset[int]:
