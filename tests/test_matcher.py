@@ -127,8 +127,14 @@ def test_needles_added_after_a_lookup_are_found() -> None:
 def test_overlapping_occurrences_each_get_the_whole_word_test() -> None:
     # "aa" occurs at 0, 1 and 2 of "aaa aa": only the last occurrence stands alone. An
     # automaton reporting non-overlapping (leftmost) matches would see "aa" at 0 only.
+    # "a.a" (not only word characters: each occurrence is tested) likewise.
     index = KeyIndex()
-    nid = index.add(Needle(text="aa", lowered=False, whole_word=True))
+    words = index.add(Needle(text="aa", lowered=False, whole_word=True))
+    tested = index.add(Needle(text="a.a", lowered=False, whole_word=True))
     assert index.found("aaa") == frozenset()
-    assert index.found("aaa aa") == {nid}
-    assert index.found("aaaa-aa") == {nid}
+    assert index.found("aaa aa") == {words}
+    assert index.found("aaaa-aa") == {words}
+    assert index.found("a.aaa.a") == frozenset()
+    assert index.found("a.aaa.a a.a") == {tested}
+    assert index.found("aaa.a.a") == {tested}
+    assert index.found("é aa\ud800 a.a\U0001f600") == {words, tested}

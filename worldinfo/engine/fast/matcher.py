@@ -12,10 +12,12 @@ line, and a line's set of present keys is computed once and cached.
 matches case-insensitively, and whether the whole-word rule applies) under a small integer
 id; ``found(line)`` returns the ids present in ``line``. The needles are found by
 Aho-Corasick automata (``pyahocorasick``, in C), one per kind of needle (lower-cased or
-not, whole-word or not), run over the line (lower-cased for the lower-cased needles). The
-automaton reports every occurrence, overlapping ones included, so a whole-word needle is
-present when any of its occurrences passes the ASCII word-character test around it that
-``whole_word_in`` makes (R24), exactly as ``match_key`` decides.
+not; substring, whole-word), run over the line (lower-cased for the lower-cased needles).
+The automaton reports every occurrence, overlapping ones included, so a whole-word needle
+is present when any of its occurrences passes the ASCII word-character test around it that
+``whole_word_in`` makes (R24), exactly as ``match_key`` decides. A whole-word needle made
+only of ASCII word characters (most keys: names, words) needs no test per occurrence: it is
+looked up between spaces in the line with every other character turned into a space.
 """
 
 from __future__ import annotations
@@ -46,20 +48,35 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 """``\\w`` without ``u``: the characters that are not whole-word boundaries (R24)."""
 
 _SECOND = itemgetter(1)
-_KINDS = ((False, False), (False, True), (True, False), (True, True))
-"""``(lowered, whole word)``: the kinds of needle, one automaton each."""
+SUBSTRING, TESTED, WORDS = 0, 1, 2
+"""How an automaton's needles are found: as substrings; whole words, each occurrence tested
+for word characters around it; whole words made only of word characters, found between
+spaces in the line with every other character turned into a space (``_words_only``)."""
+_KINDS = tuple((lowered, kind) for lowered in (False, True) for kind in (SUBSTRING, TESTED, WORDS))
+_BOUNDARY = bytes(c if chr(c) in _WORD_CHARS else 0x20 for c in range(256))
 
 
-def _automaton(texts: dict[str, int], *, whole: bool) -> object:
-    """An automaton reporting each text's id, and for whole-word texts also its length."""
+def _words_only(text: str) -> str:
+    """``text`` with each character that is not an ASCII word character (R24) replaced by a
+    space, and a space before and after: a needle of word characters occurs in ``text`` as a
+    whole word exactly where it occurs here between two spaces. Same length plus two (a
+    non-ASCII character is encoded as one ``?``, then turned into a space)."""
+    return " " + text.encode("ascii", "replace").translate(_BOUNDARY).decode("ascii") + " "
+
+
+def _automaton(texts: dict[str, int], *, kind: int) -> object:
+    """An automaton reporting each text's id (and its length, for ``TESTED`` texts)."""
     auto = ahocorasick.Automaton()
     for text, nid in texts.items():
-        auto.add_word(text, (nid, len(text)) if whole else nid)
+        if kind == WORDS:
+            auto.add_word(f" {text} ", nid)
+        else:
+            auto.add_word(text, (nid, len(text)) if kind == TESTED else nid)
     auto.make_automaton()
     return auto
 
 
-def _whole_words(auto: object, line: str, out: set[int]) -> None:
+def _tested(auto: object, line: str, out: set[int]) -> None:
     """Add the ids of the whole-word needles of ``auto`` with an occurrence in ``line``
     that no ASCII word character touches on either side (R24)."""
     last = len(line) - 1
@@ -71,16 +88,18 @@ def _whole_words(auto: object, line: str, out: set[int]) -> None:
             out.add(nid)
 
 
-def _matches(automata: list[tuple[bool, bool, object]], line: str) -> set[int]:
+def _matches(automata: list[tuple[bool, int, object]], line: str) -> set[int]:
     """Ids of the needles of every automaton present in ``line``."""
     out: set[int] = set()
-    lower: str | None = None
-    for lowered, whole, auto in automata:
-        text = line
-        if lowered:
-            text = lower = _js.lower(line) if lower is None else lower
-        if whole:
-            _whole_words(auto, text, out)
+    texts: dict[tuple[bool, bool], str] = {}
+    for lowered, kind, auto in automata:
+        words = kind == WORDS
+        text = texts.get((lowered, words))
+        if text is None:
+            text = _js.lower(line) if lowered else line
+            text = texts[lowered, words] = _words_only(text) if words else text
+        if kind == TESTED:
+            _tested(auto, text, out)
         else:
             out.update(map(_SECOND, auto.iter(text)))  # type: ignore[attr-defined]
     return out
@@ -90,9 +109,11 @@ class KeyIndex:
     """Every fast-matchable needle of a plan, and a per-line cache of the ids present."""
 
     def __init__(self) -> None:
-        self._texts: tuple[tuple[dict[str, int], dict[str, int]], ...] = (({}, {}), ({}, {}))
-        """Text -> id, by ``[lowered][whole word]``."""
-        self._automata: list[tuple[bool, bool, object]] | None = None
+        self._texts: tuple[tuple[dict[str, int], ...], ...] = tuple(
+            tuple({} for _ in range(3)) for _ in range(2)
+        )
+        """Text -> id, by ``[lowered][kind]``."""
+        self._automata: list[tuple[bool, int, object]] | None = None
         self._lines: dict[str, frozenset[int]] = {}
         self.size = 1
 
@@ -101,7 +122,10 @@ class KeyIndex:
         text = needle.text
         if not text:
             return ALWAYS
-        texts = self._texts[needle.lowered][needle.whole_word]
+        kind = SUBSTRING
+        if needle.whole_word:
+            kind = WORDS if _WORD_CHARS.issuperset(text) else TESTED
+        texts = self._texts[needle.lowered][kind]
         nid = texts.get(text)
         if nid is None:
             nid = texts[text] = self.size
@@ -114,9 +138,9 @@ class KeyIndex:
     def freeze(self) -> None:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
         self._automata = [
-            (lowered, whole, _automaton(texts, whole=whole))
-            for lowered, whole in _KINDS
-            if (texts := self._texts[lowered][whole])
+            (lowered, kind, _automaton(texts, kind=kind))
+            for lowered, kind in _KINDS
+            if (texts := self._texts[lowered][kind])
         ]
 
     def found(self, line: str) -> frozenset[int]:
@@ -131,9 +155,10 @@ class KeyIndex:
             self.freeze()
             automata = self._automata
             assert automata is not None
-        if len(automata) == 1 and not automata[0][1]:  # the common case: one kind, no rule
-            lowered, _, auto = automata[0]
+        if len(automata) == 1 and automata[0][1] != TESTED:  # the common case: one automaton
+            lowered, kind, auto = automata[0]
             text = _js.lower(line) if lowered else line
+            text = _words_only(text) if kind == WORDS else text
             result = frozenset(map(_SECOND, auto.iter(text)))  # type: ignore[attr-defined]
         else:
             result = frozenset(_matches(automata, line))
