@@ -52,7 +52,6 @@ SUBSTRING, TESTED, WORDS = 0, 1, 2
 """How an automaton's needles are found: as substrings; whole words, each occurrence tested
 for word characters around it; whole words made only of word characters, found between
 spaces in the line with every other character turned into a space (``_words_only``)."""
-_KINDS = tuple((lowered, kind) for lowered in (False, True) for kind in (SUBSTRING, TESTED, WORDS))
 _BOUNDARY = bytes(c if chr(c) in _WORD_CHARS else 0x20 for c in range(256))
 
 
@@ -109,10 +108,8 @@ class KeyIndex:
     """Every fast-matchable needle of a plan, and a per-line cache of the ids present."""
 
     def __init__(self) -> None:
-        self._texts: tuple[tuple[dict[str, int], ...], ...] = tuple(
-            tuple({} for _ in range(3)) for _ in range(2)
-        )
-        """Text -> id, by ``[lowered][kind]``."""
+        self._texts: tuple[tuple[dict[str, int], dict[str, int]], ...] = (({}, {}), ({}, {}))
+        """Text -> id, by ``[lowered][whole word]``."""
         self._automata: list[tuple[bool, int, object]] | None = None
         self._lines: dict[str, frozenset[int]] = {}
         self.size = 1
@@ -122,10 +119,7 @@ class KeyIndex:
         text = needle.text
         if not text:
             return ALWAYS
-        kind = SUBSTRING
-        if needle.whole_word:
-            kind = WORDS if _WORD_CHARS.issuperset(text) else TESTED
-        texts = self._texts[needle.lowered][kind]
+        texts = self._texts[needle.lowered][needle.whole_word]
         nid = texts.get(text)
         if nid is None:
             nid = texts[text] = self.size
@@ -137,11 +131,14 @@ class KeyIndex:
 
     def freeze(self) -> None:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
-        self._automata = [
-            (lowered, kind, _automaton(texts, kind=kind))
-            for lowered, kind in _KINDS
-            if (texts := self._texts[lowered][kind])
-        ]
+        automata = []
+        for lowered, (substrings, whole) in zip((False, True), self._texts, strict=True):
+            words = {text: nid for text, nid in whole.items() if _WORD_CHARS.issuperset(text)}
+            tested = {text: nid for text, nid in whole.items() if text not in words}
+            for kind, texts in ((SUBSTRING, substrings), (TESTED, tested), (WORDS, words)):
+                if texts:
+                    automata.append((lowered, kind, _automaton(texts, kind=kind)))
+        self._automata = automata
 
     def found(self, line: str) -> frozenset[int]:
         """Ids of the needles present in ``line`` (a text without ``"\\n"``)."""
