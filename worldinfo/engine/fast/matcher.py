@@ -10,25 +10,28 @@ line, and a line's set of present keys is computed once and cached.
 
 ``KeyIndex`` holds every such key (``Needle``: the trimmed key, lower-cased when the entry
 matches case-insensitively, and whether the whole-word rule applies) under a small integer
-id; ``found(line)`` returns the ids present in ``line``. Candidates are found through
-fixed-length prefixes of the keys (``regex`` named lists, in C) and then confirmed at each
-position: the exact text, and for whole-word keys the ASCII word-character test around it
-that ``whole_word_in`` makes.
+id; ``found(line)`` returns the ids present in ``line``. The needles are found by
+Aho-Corasick automata (``pyahocorasick``, in C), one per kind of needle (lower-cased or
+not; substring, whole-word), run over the line (lower-cased for the lower-cased needles).
+The automaton reports every occurrence, overlapping ones included, so a whole-word needle
+is present when any of its occurrences passes the ASCII word-character test around it that
+``whole_word_in`` makes (R24), exactly as ``match_key`` decides. A whole-word needle made
+only of ASCII word characters (most keys: names, words) needs no test per occurrence: it is
+looked up between spaces in the line with every other character turned into a space.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from operator import itemgetter
 
-import regex  # type: ignore[import-untyped,unused-ignore]
+import ahocorasick  # type: ignore[import-not-found,unused-ignore]
 
 from worldinfo import _js
 
 ALWAYS = 0
 """Id of the empty needle (a whitespace-only key): it matches every scan text (R25)."""
-PREFIX = 4
 LINE_CACHE_LIMIT = 200_000
 
 
@@ -44,112 +47,146 @@ class Needle:
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 """``\\w`` without ``u``: the characters that are not whole-word boundaries (R24)."""
 
-Bucket = dict[int, dict[str, list[tuple[int, bool]]]]
-"""Needles sharing a prefix: length -> text -> ``(id, whole word)``."""
+_SECOND = itemgetter(1)
+SUBSTRING, TESTED, WORDS = 0, 1, 2
+"""How an automaton's needles are found: as substrings; whole words, each occurrence tested
+for word characters around it; whole words made only of word characters, found between
+spaces in the line with every other character turned into a space (``_words_only``)."""
+_BOUNDARY = bytes(c if chr(c) in _WORD_CHARS else 0x20 for c in range(256))
 
 
-@dataclass(slots=True)
-class _Finder:
-    """Finds needles in a line (already lower-cased for the case-insensitive needles).
+def _words_only(text: str) -> str:
+    """``text`` with each character that is not an ASCII word character (R24) replaced by a
+    space, and a space before and after: a needle of word characters occurs in ``text`` as a
+    whole word exactly where it occurs here between two spaces. Same length plus two (a
+    non-ASCII character is encoded as one ``?``, then turned into a space)."""
+    return " " + text.encode("ascii", "replace").translate(_BOUNDARY).decode("ascii") + " "
 
-    Needles are bucketed by their first ``min(len, PREFIX)`` characters. One ``regex``
-    named-list search per prefix length (a named list matches a set of equal-length
-    strings, in C) yields every position where a prefix occurs; there each needle length
-    of the bucket is one slice and one dict lookup, then the whole-word test (R24: the
-    characters around the occurrence are not ASCII word characters).
-    """
 
-    buckets: dict[int, dict[str, Bucket]] = field(default_factory=dict)
-    patterns: dict[int, Any] | None = None
+def _automaton(texts: dict[str, int], *, kind: int) -> object:
+    """An automaton reporting each text's id (and its length, for ``TESTED`` texts)."""
+    auto = ahocorasick.Automaton()
+    for text, nid in texts.items():
+        if kind == WORDS:
+            auto.add_word(f" {text} ", nid)
+        else:
+            auto.add_word(text, (nid, len(text)) if kind == TESTED else nid)
+    auto.make_automaton()
+    return auto
 
-    def add(self, text: str, nid: int, *, whole: bool) -> None:
-        size = min(len(text), PREFIX)
-        bucket = self.buckets.setdefault(size, {}).setdefault(text[:size], {})
-        bucket.setdefault(len(text), {}).setdefault(text, []).append((nid, whole))
-        self.patterns = None
 
-    def find(self, line: str, out: set[int]) -> None:
-        patterns = self.patterns
-        if patterns is None:
-            patterns = self.patterns = {
-                size: regex.compile(r"\L<g>", g=list(table)) for size, table in self.buckets.items()
-            }
-        n = len(line)
-        for size, pattern in patterns.items():
-            if n < size:
-                continue
-            table = self.buckets[size]
-            for m in pattern.finditer(line, overlapped=True):
-                i = m.start()
-                for length, texts in table[m.group()].items():
-                    end = i + length
-                    if end > n:
-                        continue
-                    found = texts.get(line[i:end])
-                    if found is None:
-                        continue
-                    for nid, whole in found:
-                        if not whole or (
-                            (i == 0 or line[i - 1] not in _WORD_CHARS)
-                            and (end == n or line[end] not in _WORD_CHARS)
-                        ):
-                            out.add(nid)
+def _tested(auto: object, line: str, out: set[int]) -> None:
+    """Add the ids of the whole-word needles of ``auto`` with an occurrence in ``line``
+    that no ASCII word character touches on either side (R24)."""
+    last = len(line) - 1
+    for end, (nid, size) in auto.iter(line):  # type: ignore[attr-defined]
+        start = end - size + 1
+        if (start == 0 or line[start - 1] not in _WORD_CHARS) and (
+            end == last or line[end + 1] not in _WORD_CHARS
+        ):
+            out.add(nid)
+
+
+def _matches(automata: list[tuple[bool, int, object]], line: str) -> set[int]:
+    """Ids of the needles of every automaton present in ``line``."""
+    out: set[int] = set()
+    texts: dict[tuple[bool, bool], str] = {}
+    for lowered, kind, auto in automata:
+        words = kind == WORDS
+        text = texts.get((lowered, words))
+        if text is None:
+            text = _js.lower(line) if lowered else line
+            text = texts[lowered, words] = _words_only(text) if words else text
+        if kind == TESTED:
+            _tested(auto, text, out)
+        else:
+            out.update(map(_SECOND, auto.iter(text)))  # type: ignore[attr-defined]
+    return out
 
 
 class KeyIndex:
     """Every fast-matchable needle of a plan, and a per-line cache of the ids present."""
 
     def __init__(self) -> None:
-        self._ids: dict[Needle, int] = {}
-        self._finders: dict[bool, _Finder] = {}
+        self._texts: tuple[tuple[dict[str, int], dict[str, int]], ...] = (({}, {}), ({}, {}))
+        """Text -> id, by ``[lowered][whole word]``."""
+        self._automata: list[tuple[bool, int, object]] | None = None
         self._lines: dict[str, frozenset[int]] = {}
         self.size = 1
 
     def add(self, needle: Needle) -> int:
         """The id of ``needle`` (registered on first use); ``ALWAYS`` for the empty text."""
-        if not needle.text:
+        text = needle.text
+        if not text:
             return ALWAYS
-        nid = self._ids.get(needle)
+        texts = self._texts[needle.lowered][needle.whole_word]
+        nid = texts.get(text)
         if nid is None:
-            nid = self._ids[needle] = self.size
+            nid = texts[text] = self.size
             self.size += 1
-            finder = self._finders.get(needle.lowered)
-            if finder is None:
-                finder = self._finders[needle.lowered] = _Finder()
-            finder.add(needle.text, nid, whole=needle.whole_word)
+            if self._automata is not None:
+                self._automata = None
+                self._lines.clear()
         return nid
 
     def freeze(self) -> None:
-        """No more needles: drop the registration table (the finders keep what they need)."""
-        self._ids.clear()
+        """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
+        automata = []
+        for lowered, (substrings, whole) in zip((False, True), self._texts, strict=True):
+            words = {text: nid for text, nid in whole.items() if _WORD_CHARS.issuperset(text)}
+            tested = {text: nid for text, nid in whole.items() if text not in words}
+            for kind, texts in ((SUBSTRING, substrings), (TESTED, tested), (WORDS, words)):
+                if texts:
+                    automata.append((lowered, kind, _automaton(texts, kind=kind)))
+        self._automata = automata
 
     def found(self, line: str) -> frozenset[int]:
         """Ids of the needles present in ``line`` (a text without ``"\\n"``)."""
         hit = self._lines.get(line)
-        if hit is not None:
-            return hit
-        out: set[int] = set()
-        for lower, finder in self._finders.items():
-            finder.find(_js.lower(line) if lower else line, out)
-        result = frozenset(out)
-        if len(self._lines) >= LINE_CACHE_LIMIT:
-            self._lines.clear()
-        self._lines[line] = result
+        return self._match(line) if hit is None else hit
+
+    def _match(self, line: str) -> frozenset[int]:
+        """``found`` for a line not in the cache: run the automata, cache the result."""
+        automata = self._automata
+        if automata is None:
+            self.freeze()
+            automata = self._automata
+            assert automata is not None
+        if len(automata) == 1 and automata[0][1] != TESTED:  # the common case: one automaton
+            lowered, kind, auto = automata[0]
+            text = _js.lower(line) if lowered else line
+            text = _words_only(text) if kind == WORDS else text
+            result = frozenset(map(_SECOND, auto.iter(text)))  # type: ignore[attr-defined]
+        else:
+            result = frozenset(_matches(automata, line))
+        lines = self._lines
+        if len(lines) >= LINE_CACHE_LIMIT:
+            lines.clear()
+        lines[line] = result
         return result
 
     def found_text(self, text: str) -> set[int]:
         """Ids present anywhere in ``text`` (lines split at ``"\\n"``)."""
         out: set[int] = set()
-        for line in text.split("\n"):
-            out |= self.found(line)
+        self._collect(text, out)
         return out
 
     def found_all(self, texts: Iterable[str]) -> set[int]:
         """Ids present in any of ``texts``."""
         out: set[int] = set()
         for text in texts:
-            out |= self.found_text(text)
+            self._collect(text, out)
         return out
+
+    def _collect(self, text: str, out: set[int]) -> None:
+        """Add the ids present in the lines of ``text`` to ``out``."""
+        lines = self._lines
+        for line in text.split("\n"):
+            hit = lines.get(line)
+            if hit is None:
+                hit = self._match(line)
+            if hit:
+                out |= hit
 
     def forget_lines(self) -> None:
         """Drop the per-line cache (benchmarks measure scans on unseen text this way)."""
