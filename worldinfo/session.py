@@ -19,15 +19,14 @@ from worldinfo.engine.gathering import BookSelection, sorted_entries
 from worldinfo.engine.loop import check
 from worldinfo.engine.output import RegexHook
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
+from worldinfo.engine.source_hooks import ActivationSource, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter
-from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros import MacroContext, Macros, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back
 from worldinfo.macros.context import system_clock
 from worldinfo.result import ScanResult
-from worldinfo.sources.base import ActivationSource, ScanContext
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
-from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
+from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings, entry_key
 
 AN_KEY = "2_floating_prompt"
 QUIET_KEY = "QUIET_PROMPT"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from worldinfo.cli._inputs import build_session, read_inputs
-from worldinfo.cli.explain import render_trace
 from worldinfo.cli.scan import render
 from worldinfo.examples import path
+from worldinfo.explain import render_trace
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
