@@ -1,5 +1,5 @@
 """The package's import graph: no cycles, layers only point down, importers reached only
-from the front ends.
+from the front ends and built only on the public API.
 
 Walks every module's imports with ``ast`` — module level, ``TYPE_CHECKING`` blocks and
 function-local imports alike — so a cycle or an upward arrow cannot hide behind a deferred
@@ -119,7 +119,7 @@ def test_importers_are_reached_only_from_the_front_ends() -> None:
 # API: what tools may import besides the public modules below it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("_js", ("_js",)),
-    ("values", ("types", "trace", "result", "trust", "macros")),
+    ("values", ("types", "trace", "result", "trust", "macros", "interchange")),
     ("engine", ("engine",)),
     ("session", ("session",)),
     ("sources", ("sources", "memory")),
@@ -181,6 +181,39 @@ def test_an_upward_arrow_is_caught() -> None:
     assert upward_arrows(graph) == [
         ("worldinfo.engine.loop", "worldinfo.sources.base"),
         ("worldinfo.trust", "worldinfo.engine.timed_effects"),
+    ]
+
+
+# What ``worldinfo.importers`` may import from the rest of the package: the public API
+# (``worldinfo`` itself) and the public modules documented as such.
+PUBLIC_MODULES = ("worldinfo", "worldinfo.interchange")
+
+
+def private_imports(graph: dict[str, set[str]], package: str) -> list[tuple[str, str]]:
+    """Imports from ``package``'s modules of ``worldinfo`` modules outside it and not public."""
+    inside = (package, f"{package}.")
+    return sorted(
+        (module, target)
+        for module, targets in graph.items()
+        if module == package or module.startswith(inside[1])
+        for target in targets
+        if not (target == package or target.startswith(inside[1])) and target not in PUBLIC_MODULES
+    )
+
+
+def test_importers_use_only_the_public_api() -> None:
+    assert private_imports(import_graph(), "worldinfo.importers") == []
+
+
+def test_a_private_import_is_caught() -> None:
+    graph = {
+        "worldinfo.importers.load": {"worldinfo", "worldinfo.importers.cards", "worldinfo._js"},
+        "worldinfo.importers.trust": {"worldinfo.interchange", "worldinfo.trust"},
+        "worldinfo.cli.scan": {"worldinfo._js"},
+    }
+    assert private_imports(graph, "worldinfo.importers") == [
+        ("worldinfo.importers.load", "worldinfo._js"),
+        ("worldinfo.importers.trust", "worldinfo.trust"),
     ]
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
+from worldinfo.interchange import JSONValue, stringify
 
 _HERE = Path(__file__).resolve().parent
 
