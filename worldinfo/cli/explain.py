@@ -11,7 +11,8 @@ import argparse
 import sys
 
 from worldinfo.cli._conventions import add_json_flag, print_json
-from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
+from worldinfo.cli._inputs import InputError, open_session, where_scan_stopped
+from worldinfo.cli._scan_options import add_scan_options
 from worldinfo.explain import render_trace, trace_json
 
 
