@@ -1,6 +1,6 @@
 """What ``worldinfo explain`` and ``POST /explain`` show: a traced scan as a table and as JSON.
 
-``render_trace`` prints, per scan loop, a table of the entries the loop looked at (outcome,
+``render_trace`` renders, per scan loop, a table of the entries the loop looked at (outcome,
 reason, detail: the key and where it was found, the roll, the token counts), then the final
 verdict per entry; ``trace_json`` is the trace itself with the activated entries. Both front
 ends (the CLI and the server) use them, so they live below both.
