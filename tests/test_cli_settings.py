@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from worldinfo.cli import main
-from worldinfo.cli._inputs import settings_from
+from worldinfo.cli._scan_options import settings_from
 from worldinfo.examples import path as example
 from worldinfo.types import Settings
 

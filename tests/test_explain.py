@@ -11,8 +11,8 @@ import pytest
 
 from golden import case_params
 from worldinfo.cli import main
-from worldinfo.cli.explain import REASONS, render_trace, trace_json
 from worldinfo.conformance.st import generate_step, session_for, trace_problem
+from worldinfo.explain import REASONS, render_trace, trace_json
 from worldinfo.trace import ACTIVATION_REASONS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,9 @@
-"""The package's import graph: no cycles, and importers reached only from the tools above.
+"""The package's import graph: no cycles, layers only point down, importers reached only
+from the front ends and built only on the public API.
 
 Walks every module's imports with ``ast`` — module level, ``TYPE_CHECKING`` blocks and
-function-local imports alike — so a cycle cannot hide behind a deferred import.
+function-local imports alike — so a cycle or an upward arrow cannot hide behind a deferred
+import.
 """
 
 from __future__ import annotations
@@ -109,6 +111,110 @@ def test_importers_are_reached_only_from_the_front_ends() -> None:
         if target == "worldinfo.importers" or target.startswith("worldinfo.importers.")
     )
     assert offenders == []
+
+
+# The layers, bottom first: a module may import its own layer (the cycle test keeps that
+# acyclic) and the layers below, never one above. Every top-level module and package of
+# ``worldinfo`` has a layer (``"worldinfo"`` is the package's own ``__init__``, the public
+# API: what tools may import besides the public modules below it).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("_js", ("_js",)),
+    ("values", ("types", "trace", "result", "trust", "macros", "interchange")),
+    ("engine", ("engine",)),
+    ("session", ("session",)),
+    ("sources", ("sources", "memory")),
+    ("public API", ("worldinfo",)),
+    (
+        "tools",
+        (
+            "authortest",
+            "conformance",
+            "examples",
+            "explain",
+            "importers",
+            "lint",
+            "pytest_plugin",
+            "replay",
+            "server",
+        ),
+    ),
+    ("cli", ("cli", "__main__")),
+)
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _layer_of() -> dict[str, int]:
+    return {top: n for n, (_, tops) in enumerate(LAYERS) for top in tops}
+
+
+def upward_arrows(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every import from a module to a module of a higher layer."""
+    layer = _layer_of()
+    return sorted(
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if layer[_top(target)] > layer[_top(module)]
+    )
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = sorted({_top(m) for m in import_graph()} - set(_layer_of()))
+    assert unplaced == [], f"add these to LAYERS: {unplaced}"
+
+
+def test_layers_only_point_down() -> None:
+    assert upward_arrows(import_graph()) == []
+
+
+def test_an_upward_arrow_is_caught() -> None:
+    """The check itself: the engine importing a source, a value importing the engine."""
+    graph = {
+        "worldinfo.engine.loop": {"worldinfo.sources.base", "worldinfo.types"},
+        "worldinfo.trust": {"worldinfo.engine.timed_effects"},
+        "worldinfo.cli.scan": {"worldinfo.engine.loop"},
+    }
+    assert upward_arrows(graph) == [
+        ("worldinfo.engine.loop", "worldinfo.sources.base"),
+        ("worldinfo.trust", "worldinfo.engine.timed_effects"),
+    ]
+
+
+# What ``worldinfo.importers`` may import from the rest of the package: the public API
+# (``worldinfo`` itself) and the public modules documented as such.
+PUBLIC_MODULES = ("worldinfo", "worldinfo.interchange")
+
+
+def private_imports(graph: dict[str, set[str]], package: str) -> list[tuple[str, str]]:
+    """Imports from ``package``'s modules of ``worldinfo`` modules outside it and not public."""
+    inside = (package, f"{package}.")
+    return sorted(
+        (module, target)
+        for module, targets in graph.items()
+        if module == package or module.startswith(inside[1])
+        for target in targets
+        if not (target == package or target.startswith(inside[1])) and target not in PUBLIC_MODULES
+    )
+
+
+def test_importers_use_only_the_public_api() -> None:
+    assert private_imports(import_graph(), "worldinfo.importers") == []
+
+
+def test_a_private_import_is_caught() -> None:
+    graph = {
+        "worldinfo.importers.load": {"worldinfo", "worldinfo.importers.cards", "worldinfo._js"},
+        "worldinfo.importers.trust": {"worldinfo.interchange", "worldinfo.trust"},
+        "worldinfo.cli.scan": {"worldinfo._js"},
+    }
+    assert private_imports(graph, "worldinfo.importers") == [
+        ("worldinfo.importers.load", "worldinfo._js"),
+        ("worldinfo.importers.trust", "worldinfo.trust"),
+    ]
 
 
 def test_the_walk_sees_deferred_imports() -> None:

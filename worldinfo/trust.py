@@ -31,8 +31,7 @@ from dataclasses import dataclass
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import split_key
-from worldinfo.engine.timed_effects import entry_key
-from worldinfo.types import Book, Entry, Origin, Position, Role
+from worldinfo.types import Book, Entry, Origin, Position, Role, entry_key
 
 ORIGIN_FIELD = "worldinfo_origin"
 """The ``extensions`` member that carries an entry's provenance through export."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from worldinfo._js import JSONValue, reorder
+from worldinfo._js import UNDEFINED, JSONValue, reorder, to_string
 
 
 class Position(IntEnum):
@@ -111,6 +111,11 @@ ENTRY_TEMPLATE: Mapping[str, JSONValue] = {
     "delay": None,
     "triggers": [],
 }
+
+
+def entry_key(entry: Mapping[str, JSONValue]) -> str:
+    """``"${world}.${uid}"``: the key of activations and timed-effect records."""
+    return f"{to_string(entry.get('world', UNDEFINED))}.{to_string(entry.get('uid', UNDEFINED))}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

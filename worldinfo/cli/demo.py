@@ -6,9 +6,9 @@ import argparse
 
 from worldinfo.cli._commands import help_of
 from worldinfo.cli._inputs import build_session, read_inputs
-from worldinfo.cli.explain import render_trace
 from worldinfo.cli.scan import render
 from worldinfo.examples import path
+from worldinfo.explain import render_trace
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

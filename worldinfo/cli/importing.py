@@ -22,7 +22,7 @@ from worldinfo.cli._conventions import (
     read_input,
     write_output,
 )
-from worldinfo.cli._inputs import add_limit_option, limits_from
+from worldinfo.cli._scan_options import add_limit_option, limits_from
 from worldinfo.types import Book
 
 if TYPE_CHECKING:

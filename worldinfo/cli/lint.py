@@ -140,7 +140,7 @@ def _lint_all(loaded: _Loaded, options: LintOptions, *, each: bool) -> list[tupl
 
 
 def _options(args: argparse.Namespace) -> LintOptions:
-    from worldinfo.cli._inputs import settings_from
+    from worldinfo.cli._scan_options import settings_from
     from worldinfo.cli._settings import read_settings_file
 
     from_file = read_settings_file(args.settings) if args.settings else {}

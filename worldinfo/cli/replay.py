@@ -17,15 +17,9 @@ from pathlib import Path
 from worldinfo._js import JSONValue
 from worldinfo.cli._atomic import STDOUT, OutputError, write_text_atomic
 from worldinfo.cli._commands import help_of
-from worldinfo.cli._inputs import (
-    InputError,
-    Inputs,
-    add_scan_options,
-    build_session,
-    read_chat,
-    read_inputs,
-)
+from worldinfo.cli._inputs import InputError, Inputs, build_session, read_chat, read_inputs
 from worldinfo.cli._replay_text import render_text
+from worldinfo.cli._scan_options import add_scan_options
 from worldinfo.replay import ReplayStats, TurnRecord, catalog, collect, replay_chat, stats_json
 from worldinfo.types import Settings
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from worldinfo._js import JSONValue, canonical
 from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import STDIO, UsageError, add_json_flag, print_json
-from worldinfo.cli._inputs import InputError, add_scan_options, open_session, where_scan_stopped
+from worldinfo.cli._inputs import InputError, open_session, where_scan_stopped
+from worldinfo.cli._scan_options import add_scan_options
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
 from worldinfo.sources.retriever_settings import RANKINGS

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
-from worldinfo.sources.base import LoadedLore
+from worldinfo.engine.source_hooks import LoadedLore
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, is_untrusted, restrict
 from worldinfo.types import Book, Entry
 

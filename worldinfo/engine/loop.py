@@ -25,11 +25,11 @@ from worldinfo.engine.gathering import (
 from worldinfo.engine.output import RegexHook, assemble, authors_note
 from worldinfo.engine.passes import run_pass
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
+from worldinfo.engine.source_hooks import ActivationSource, LoopState, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
 from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
-from worldinfo.sources.base import ActivationSource, LoopState, ScanContext
 from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
 from worldinfo.types import Book, RawEntry, ScanState, Settings

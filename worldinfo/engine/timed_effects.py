@@ -14,13 +14,9 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; trust.py needs it lower)
 
 TYPES = ("sticky", "cooldown")
-
-
-def entry_key(entry: Mapping[str, JSONValue]) -> str:
-    """``"${world}.${uid}"``: the key of activations and timed-effect records."""
-    return f"{_js.to_string(entry.get('world', UNDEFINED))}.{_js.to_string(entry.get('uid', UNDEFINED))}"
 
 
 def normalise(state: JSONValue) -> dict[str, JSONValue]:

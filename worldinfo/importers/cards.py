@@ -6,10 +6,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue, to_number, to_string, trim
+from worldinfo import Character
 from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import reject
-from worldinfo.types import Character
+from worldinfo.interchange import JSONValue, to_number, to_string, trim
 
 CREATOR_PLACEHOLDER = "Creator's notes go here."
 _PYGMALION = {

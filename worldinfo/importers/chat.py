@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue, to_string, truthy
+from worldinfo import Message
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
 from worldinfo.importers.limits import Limits, check_count
 from worldinfo.importers.schema import iter_schema_problems
-from worldinfo.types import Message
+from worldinfo.interchange import JSONValue, to_string, truthy
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,11 +8,11 @@ import io
 import zlib
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
 from worldinfo.importers.limits import Limits, check_count, refuse
 from worldinfo.importers.png import TextChunk, text_chunks
+from worldinfo.interchange import JSONValue
 
 ZIP_MAGIC = b"PK\x03\x04"
 

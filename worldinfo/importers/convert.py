@@ -12,9 +12,16 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from worldinfo._js import UNDEFINED, JSONValue, coalesce, to_string, trim, truthy
 from worldinfo.importers.errors import Reject, reject
-from worldinfo.types import ENTRY_TEMPLATE
+from worldinfo.interchange import (
+    ENTRY_TEMPLATE,
+    UNDEFINED,
+    JSONValue,
+    coalesce,
+    to_string,
+    trim,
+    truthy,
+)
 
 World = dict[str, JSONValue]
 

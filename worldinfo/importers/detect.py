@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worldinfo._js import JSONValue
 from worldinfo.importers.cards import card_format
 from worldinfo.importers.chat import is_chat_header
 from worldinfo.importers.containers import ZIP_MAGIC, card_from_charx, card_from_png
@@ -12,6 +11,7 @@ from worldinfo.importers.errors import Reject, reject
 from worldinfo.importers.jsonread import load_json
 from worldinfo.importers.limits import Limits
 from worldinfo.importers.png import is_png
+from worldinfo.interchange import JSONValue
 
 _BY_SUFFIX = {
     ".lorebook": "novelai-lorebook",

@@ -23,25 +23,27 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import replace
 
-from worldinfo._js import (
-    UNDEFINED,
-    JSONValue,
-    canonical,
-    js_key_order,
-    nullish,
-    stringify,
-    to_number,
-    to_string,
-    truthy,
-)
+from worldinfo import Book, Character, Entry, Origin
 from worldinfo.importers.cards import card_data
 from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import Reject
 from worldinfo.importers.limits import DEFAULT_LIMITS
 from worldinfo.importers.png import SIGNATURE, replace_text_chunks
 from worldinfo.importers.writing import write_atomic as write_atomic  # noqa: PLC0414 (re-export)
-from worldinfo.trust import ORIGIN_FIELD, is_untrusted, origin_mark
-from worldinfo.types import Book, Character, Entry, Origin
+from worldinfo.interchange import (
+    ORIGIN_FIELD,
+    UNDEFINED,
+    JSONValue,
+    canonical,
+    is_untrusted,
+    js_key_order,
+    nullish,
+    origin_mark,
+    stringify,
+    to_number,
+    to_string,
+    truthy,
+)
 
 # (extension key, world-info field, SillyTavern export default, importer default)
 _EXT_FIELDS: tuple[tuple[str, str, JSONValue, JSONValue], ...] = (

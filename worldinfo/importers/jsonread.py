@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import json
 
-from worldinfo._js import JSONBounds, JSONLimitError, JSONValue, check_json_bounds, parse_json
 from worldinfo.importers.errors import reject
 from worldinfo.importers.limits import how_to_raise
+from worldinfo.interchange import (
+    JSONBounds,
+    JSONLimitError,
+    JSONValue,
+    check_json_bounds,
+    parse_json,
+)
 
 
 def decode_text(raw: bytes, *, where: str = "$") -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, fields
 
-from worldinfo._js import DEFAULT_JSON_BOUNDS, JSONBounds, JSONValue
 from worldinfo.importers.errors import Reject, reject
+from worldinfo.interchange import DEFAULT_JSON_BOUNDS, JSONBounds, JSONValue
 
 MiB = 1024 * 1024
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path, PurePath
 
-from worldinfo._js import JSONValue
+from worldinfo import Book, Character, Entry, Origin, TrustPolicy
 from worldinfo.importers.cards import read_card
 from worldinfo.importers.chat import ChatRead, read_jsonl, read_legacy
 from worldinfo.importers.convert import (
@@ -25,8 +25,7 @@ from worldinfo.importers.model import Imported
 from worldinfo.importers.png import crc_warnings
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
-from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, marked_untrusted
-from worldinfo.types import Book, Character, Entry, Origin
+from worldinfo.interchange import DEFAULT_TRUST, JSONValue, marked_untrusted
 
 log = logging.getLogger(__name__)
 

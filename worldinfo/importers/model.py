@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from worldinfo._js import JSONValue
+from worldinfo import Book, Character, Message
 from worldinfo.importers.errors import Problem
-from worldinfo.types import Book, Character, Message
+from worldinfo.interchange import JSONValue
 
 FORMATS = (
     "st-world",

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
 from worldinfo.importers.schema_check import conforms
+from worldinfo.interchange import JSONValue, stringify
 
 _HERE = Path(__file__).resolve().parent
 

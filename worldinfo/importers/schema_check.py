@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from worldinfo._js import JSONValue
+from worldinfo.interchange import JSONValue
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 """The only dialect evaluated here (every schema file declares it)."""

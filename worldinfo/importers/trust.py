@@ -24,9 +24,8 @@ treated so even when the file is loaded with ``trust=True``.
 
 from __future__ import annotations
 
-from worldinfo._js import JSONValue, trim
-from worldinfo._js.regex import split_key
-from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, restrict
+from worldinfo import TrustPolicy
+from worldinfo.interchange import DEFAULT_TRUST, JSONValue, key_refusal, restrict, split_key, trim
 
 
 def is_regex_key(key: JSONValue) -> bool:

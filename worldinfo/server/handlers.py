@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from worldinfo._js import JSONValue, canonical
-from worldinfo.cli.explain import render_trace, trace_json
+from worldinfo.explain import render_trace, trace_json
 from worldinfo.importers import Imported, Problem
 from worldinfo.result import ScanResult
 from worldinfo.server.memory import PersistedMemory

@@ -1,99 +1,23 @@
-"""The ``ActivationSource`` protocol: SillyTavern's three World Info extension points.
+"""``NullSource``, and the ``ActivationSource`` protocol's names for the sources that implement it.
 
-* ``force_activate`` -- before a scan, entries to force on (``WORLDINFO_FORCE_ACTIVATE``);
-* ``entries_loaded`` -- after the four lore lists are loaded, before sorting
-  (``WORLDINFO_ENTRIES_LOADED``); a source may add, remove or edit entry objects;
-* ``scan_done`` -- after every scan loop (``WORLDINFO_SCAN_DONE``); a source may steer the
-  next state, the recursed text, the delay level, the budget and the overflow flag.
-
-``Session`` also tells sources about chat changes (``messages_changed``) and finished scans
-(``scan_finished``), so a retriever can ingest exchanges. With no source plugged in, or with
-``NullSource``, nothing changes.
+The protocol and the values its hooks receive are defined in ``worldinfo.engine.source_hooks``
+(the engine and ``Session`` call them); they are re-exported here, where sources import them.
+With no source plugged in, or with ``NullSource``, nothing changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue
-from worldinfo.types import Book, Message, ScanState, Settings
+from worldinfo.engine.source_hooks import ActivationSource, LoadedLore, LoopState, ScanContext
+from worldinfo.types import Message
 
 if TYPE_CHECKING:
     from worldinfo.result import ScanResult
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScanContext:
-    """What a source may read before a scan.
-
-    Args:
-        chat: the chat as the front-end holds it, oldest first (system messages included).
-        chat_for_wi: the scanned messages, newest first, as the engine sees them.
-        books: the books in play for this scan, in gathering order.
-        settings: the World Info settings.
-        trigger: the generation type the scan runs for.
-        dry_run: True for prompt previews; forced activations are ignored then.
-    """
-
-    chat: Sequence[Message]
-    chat_for_wi: Sequence[str]
-    books: Sequence[Book]
-    settings: Settings
-    trigger: str = "normal"
-    dry_run: bool = False
-
-
-@dataclass(slots=True, kw_only=True)
-class LoadedLore:
-    """The four lore lists after loading; entry objects are ``{uid, world, ...fields}``."""
-
-    global_entries: list[dict[str, JSONValue]] = field(default_factory=list)
-    character_entries: list[dict[str, JSONValue]] = field(default_factory=list)
-    chat_entries: list[dict[str, JSONValue]] = field(default_factory=list)
-    persona_entries: list[dict[str, JSONValue]] = field(default_factory=list)
-
-
-@dataclass(slots=True, kw_only=True)
-class LoopState:
-    """One finished scan loop. The mutable fields are read back by the engine afterwards."""
-
-    loop: int
-    current: ScanState
-    candidates: Sequence[Mapping[str, JSONValue]]
-    successful: Sequence[Mapping[str, JSONValue]]
-    activated: Sequence[Mapping[str, JSONValue]]
-    next: ScanState
-    recursed_text: str
-    current_delay_level: float
-    budget: int
-    overflowed: bool
-
-
-@runtime_checkable
-class ActivationSource(Protocol):
-    """An extra activation source plugged into ``Session`` (see the module docstring)."""
-
-    def force_activate(self, context: ScanContext) -> Sequence[Mapping[str, JSONValue]]:
-        """Return entry objects (each with ``world`` and ``uid``) to force on in this scan."""
-        ...
-
-    def entries_loaded(self, context: ScanContext, lore: LoadedLore) -> None:
-        """Edit the loaded lore lists in place (add virtual entries, drop some)."""
-        ...
-
-    def scan_done(self, state: LoopState) -> None:
-        """Observe or steer the scan after each loop."""
-        ...
-
-    def messages_changed(self, chat: Sequence[Message]) -> None:
-        """The chat changed (messages appended or removed) outside a scan."""
-        ...
-
-    def scan_finished(self, context: ScanContext, result: ScanResult) -> None:
-        """A scan finished (not called for dry runs)."""
-        ...
+__all__ = ["ActivationSource", "LoadedLore", "LoopState", "NullSource", "ScanContext"]
 
 
 class NullSource:
