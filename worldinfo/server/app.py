@@ -202,7 +202,7 @@ def routes(server: Server) -> list[Route]:
     async def session(request: Request, owner: str) -> tuple[int, Any]:
         sid = request.path_params["session_id"]
         if request.method == "DELETE":
-            await server.run(partial(svc.storage.delete_session, owner, sid), session=sid)
+            await server.run(partial(svc.delete_session, owner, sid), session=sid)
             return 204, None
         row = await server.run(partial(svc.storage.session, owner, sid))
         return 200, h.session_json(row)
