@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--threads",
         type=int,
         default=4,
-        help="requests one worker runs at once (default: 4; scans hold Python's GIL, so more "
-        "threads mostly spread latency; more workers add throughput)",
+        help="requests one worker runs at once (default: 4); they wait for the database side "
+        "by side but take turns for the scans themselves, one at a time per worker (Python "
+        "runs one thread at a time): more workers add throughput",
     )
     p.add_argument(
         "--token-file",
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
         from worldinfo.server.app import CONFIG_ENV, MiB, ServerConfig, token_hash
         from worldinfo.server.backends import open_storage
-        from worldinfo.server.http import NoDelayH11Protocol
+        from worldinfo.server.http import protocol
         from worldinfo.server.storage import StorageError
     except ImportError as exc:
         print(f"worldinfo serve: needs pip install 'worldinfo[server]' ({exc})", file=sys.stderr)
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     uvicorn.run(
         "worldinfo.server.app:app_from_env",
         factory=True,
-        http=NoDelayH11Protocol,
+        http=protocol(),
         host=args.host,
         port=args.port,
         workers=args.workers,
