@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
@@ -132,10 +132,15 @@ JS_SCALARS = st.one_of(
 )
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    activated=st.lists(st.dictionaries(st.sampled_from(["uid", "world", "x"]), JS_SCALARS)),
+    activated=st.lists(
+        st.dictionaries(st.sampled_from(["uid", "world", "x"]), JS_SCALARS), max_size=6
+    ),
     text=st.text(max_size=8),
-    depth=st.lists(st.tuples(JS_SCALARS, JS_SCALARS, st.lists(st.text(max_size=3)))),
+    depth=st.lists(
+        st.tuples(JS_SCALARS, JS_SCALARS, st.lists(st.text(max_size=3), max_size=2)), max_size=3
+    ),
     outlets=st.dictionaries(st.text(max_size=3), st.lists(st.text(max_size=3), max_size=2)),
     examples=st.lists(st.tuples(st.integers(0, 1), st.text(max_size=4)), max_size=2),
     note=st.one_of(st.none(), st.text(max_size=4)),

@@ -4,8 +4,8 @@ With ``--workers`` above 1 uvicorn binds the listening socket itself, with proto
 and asyncio then leaves Nagle's algorithm on for the connections it accepts: a response
 written as two segments waits for the client's delayed ACK, about 40 ms per request.
 
-``protocol()`` picks httptools' C parser when it is installed (the ``server`` extra brings
-it; it parses a request in a third of h11's time), else h11.
+``worldinfo serve`` uses ``http_tools``' protocol (httptools' C parser) when httptools is
+installed (the ``server`` extra brings it), else this module's h11 one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 
-def _no_delay(transport: asyncio.BaseTransport) -> None:
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Switch Nagle's algorithm off on a TCP connection's socket."""
     sock = transport.get_extra_info("socket")
     if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         try:
@@ -33,23 +34,5 @@ class NoDelayH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Set ``TCP_NODELAY`` on the connection's socket, then serve it as usual."""
-        _no_delay(transport)
+        no_delay(transport)
         super().connection_made(transport)
-
-
-def protocol() -> type[asyncio.Protocol]:
-    """The HTTP protocol class to serve with: httptools' if installed, else h11's."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:
-        return NoDelayH11Protocol
-
-    class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-        """``HttpToolsProtocol`` that switches Nagle's algorithm off first."""
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            """Set ``TCP_NODELAY`` on the connection's socket, then serve it as usual."""
-            _no_delay(transport)
-            super().connection_made(transport)
-
-    return NoDelayHttpToolsProtocol
