@@ -9,10 +9,15 @@ PostgreSQL database), imports two books -- the 5,000-entry book of
 start) and the bundled example card ``archivist-card.json`` -- and for every worker count
 and session count opens that many sessions, each a client that sends generations one after
 another (append one user message, scan), until N requests are done or S seconds passed.
-With ``--think-ms`` each session pauses that long between its requests, as a chat does while
-its user reads and the model writes; 0 sends back to back (the saturation case, where the
+With ``--think-ms`` each session pauses about that long between its requests, as a chat does
+while its user reads and the model writes (each pause drawn uniformly from 0.5 to 1.5 times
+it, and each session starting at a random point of the first pause, from a fixed seed: ten
+users do not press Enter in step); 0 sends back to back (the saturation case, where the
 latency is mostly queueing). Every session is warmed first (each worker prepares the book once; that cost is reported
-separately). Latencies are measured by the client, per request, in the same run.
+separately). Latencies are measured by the client, per request, in the same run; ``cpu(ms)`` is
+the CPU time the server's worker processes used per request (from ``/proc``; Linux only),
+which the machine's load does not inflate as it does latency: minus the library's CPU time
+per generation it is the server's overhead.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -44,10 +50,14 @@ def _port() -> int:
         return port
 
 
-def _start(db: str, workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def _start(
+    db: str, workers: int, log: Path, *, threads: int | None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _port()
     cmd = [sys.executable, "-m", "worldinfo", "serve", "--db", db, "--port", str(port)]
     cmd += ["--workers", str(workers), "--max-upload-mib", "32"]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
     with log.open("ab") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -95,15 +105,19 @@ async def _client(
     sid: str,
     texts: list[str],
     budget: list[int],
+    pids: set[int],
     *,
     stop: float,
     think: float,
+    rng: random.Random,
 ) -> list[float]:
     out = []
     n = 0
+    if think:
+        await asyncio.sleep(rng.uniform(0, think))
     while budget[0] > 0 and time.monotonic() < stop:
         if n and think:
-            await asyncio.sleep(think)
+            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         budget[0] -= 1
         msg = {"name": "User", "is_user": True, "mes": texts[n % len(texts)]}
         t0 = time.perf_counter()
@@ -111,13 +125,23 @@ async def _client(
         out.append(time.perf_counter() - t0)
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
+        pids.add(int(r.headers["x-worldinfo-worker"]))
         n += 1
     return out
 
 
+def _cpu_s(pids: set[int]) -> float:
+    """CPU seconds (user + system) the server's worker processes used so far."""
+    total = 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 async def _run(
     url: str, book: dict[str, Any], sessions: int, think_ms: int, args: argparse.Namespace
-) -> str:
+) -> dict[str, Any]:
     # idle connections are dropped before the server's keep-alive timeout could close one
     # just as it is reused
     limits = httpx.Limits(max_connections=sessions + 5, keepalive_expiry=2.0)
@@ -134,26 +158,42 @@ async def _run(
             )
         warm_s = time.perf_counter() - t0
         assert all(r.status_code == 200 for r in warm), warm[0].text
+        pids = {int(r.headers["x-worldinfo-worker"]) for r in warm}
         budget = [args.requests]
         stop = time.monotonic() + args.seconds
+        cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
+        think = think_ms / 1000
         runs = await asyncio.gather(
             *(
-                _client(c, s, book["messages"], budget, stop=stop, think=think_ms / 1000)
-                for s in sids
+                _client(c, s, book["messages"], budget, pids, stop=stop, think=think,
+                        rng=random.Random(i))
+                for i, s in enumerate(sids)
             )
-        )
+        )  # fmt: skip
         elapsed = time.perf_counter() - t0
+        cpu = _cpu_s(pids) - cpu0
     lat = sorted(x for run in runs for x in run)
-    p50 = statistics.median(lat) * 1000
-    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+    return {
+        "sessions": sessions,
+        "think_ms": think_ms,
+        "requests": len(lat),
+        "p50_ms": statistics.median(lat) * 1000,
+        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+        "req_s": len(lat) / elapsed,
+        "server_cpu_ms": cpu / len(lat) * 1000,
+        "warm_s": warm_s,
+    }
+
+
+def _row(r: dict[str, Any]) -> str:
     return (
-        f"{sessions:>9} {think_ms:>9} {len(lat):>8} {p50:>7.1f} {p99:>8.1f}"
-        f" {len(lat) / elapsed:>8.1f} {warm_s:>8.1f}"
+        f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
+        f" {r['p99_ms']:>8.1f} {r['req_s']:>8.1f} {r['server_cpu_ms']:>8.2f} {r['warm_s']:>8.1f}"
     )
 
 
-def _library_p50(book: dict[str, Any], n: int) -> float:
+def _library_p50(book: dict[str, Any], n: int) -> tuple[float, float]:
     """The same generations through the library in this process (no HTTP, no database)."""
     from worldinfo import importers
     from worldinfo.session import Session
@@ -182,13 +222,14 @@ def _library_p50(book: dict[str, Any], n: int) -> float:
         max_context=cfg.get("max_context", 8192),
     )
     session.generate("normal")
-    times = []
+    times, cpu = [], []
     for i in range(n):
         msg = Message(name="User", is_user=True, mes=book["messages"][i % len(book["messages"])])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         session.generate("normal", append=[msg])
         times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
+        cpu.append(time.process_time() - c0)
+    return statistics.median(times) * 1000, statistics.median(cpu) * 1000
 
 
 def main() -> None:
@@ -205,6 +246,8 @@ def main() -> None:
         "case; a chat's user waits for the model between turns)",
     )
     p.add_argument("--db", default=None, help="a PostgreSQL DSN (default: a temporary SQLite file)")
+    p.add_argument("--threads", type=int, default=None, help="serve --threads (default: its own)")
+    p.add_argument("--json", action="store_true", help="also print every row as one JSON line")
     args = p.parse_args()
     counts = [int(x) for x in args.sessions.split(",")]
     print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
@@ -213,22 +256,31 @@ def main() -> None:
         first = worker_counts[0]
         for workers in worker_counts:
             db = args.db or str(Path(tmp) / f"bench-{workers}.db")
-            proc, url = _start(db, workers, Path(tmp) / "serve.log")
+            proc, url = _start(db, workers, Path(tmp) / "serve.log", threads=args.threads)
             try:
                 with httpx.Client(base_url=url, timeout=300) as client:
                     books = _books(client)
                 for label, book in books.items():
                     if workers == first:  # the baseline, measured in the same run
-                        lib = _library_p50(book, 50)
-                        print(f"{label}: the library in this process, p50 {lib:.1f} ms")
+                        wall, cpu = _library_p50(book, 50)
+                        print(f"{label}: the library in this process, p50 {wall:.1f} ms"
+                              f" (CPU {cpu:.2f} ms)")  # fmt: skip
+                        if args.json:
+                            print(json.dumps({"book": label, "library_p50_ms": wall,
+                                              "library_cpu_ms": cpu}))  # fmt: skip
                 for label, book in books.items():
                     print(
                         f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"
                     )
-                    print(" sessions think(ms) requests p50(ms)  p99(ms)    req/s  warm(s)")
+                    print(
+                        " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)  warm(s)"
+                    )
                     for think in (int(x) for x in args.think_ms.split(",")):
                         for n in counts:
-                            print(asyncio.run(_run(url, book, n, think, args)), flush=True)
+                            row = asyncio.run(_run(url, book, n, think, args))
+                            print(_row(row), flush=True)
+                            if args.json:
+                                print(json.dumps({"book": label, "workers": workers, **row}))
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)

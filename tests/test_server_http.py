@@ -17,7 +17,7 @@ from serverkit import ServerProcess
 from worldinfo import importers
 from worldinfo._js import mulberry32
 from worldinfo.examples import path as example
-from worldinfo.server.service import turn_seed
+from worldinfo.server.sessions import turn_seed
 from worldinfo.server.wire import openapi
 from worldinfo.session import CountingRng, Session
 from worldinfo.types import Message, Settings

@@ -19,7 +19,7 @@ httpx = pytest.importorskip("httpx")
 from serverkit import BACKENDS, ServerProcess, database
 
 from worldinfo._js import mulberry32
-from worldinfo.server.service import turn_seed
+from worldinfo.server.sessions import turn_seed
 from worldinfo.session import CountingRng, Session
 from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource
 from worldinfo.sources.retriever_settings import RetrieverSettings

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
+from worldinfo._js import UNDEFINED
 from worldinfo.examples import path as example
 from worldinfo.importers import Limits
+from worldinfo.result import DepthGroup, ExampleEntry, ScanResult
 from worldinfo.server import handlers as h
 from worldinfo.server.backends import open_storage
 from worldinfo.server.service import Service
+from worldinfo.server.store_sqlite import SqliteStorage
+from worldinfo.server.wire import scan_json
+
+_USER = {"name": "User", "is_user": True, "mes": "Emberfall"}
 
 
 def test_the_same_bytes_are_imported_once_per_worker(tmp_path: Path) -> None:
@@ -37,3 +47,124 @@ def test_the_same_bytes_are_imported_once_per_worker(tmp_path: Path) -> None:
     assert other.uploads.misses == 1
     assert h.session_json(other.storage.session("", sid))["turn"] == 3
     other.storage.close()
+
+
+def _two_workers(db: str) -> tuple[Service, Service, str]:
+    raw = example("emberfall.json").read_bytes()
+    a = Service(open_storage(db), limits=Limits())
+    b = Service(open_storage(db), limits=Limits())
+    book = a.import_upload("", raw, name="e.json", trust=False)
+    sid = h.create_session(a, "", {"books": [book.id], "seed": 11})["id"]
+    return a, b, sid
+
+
+TURNS = [
+    ("a", {"append": [{"name": "User", "is_user": True, "mes": "Emberfall harbour"}]}),
+    ("a", {"append": [{"name": "Guide", "mes": "The fog."}, _USER]}),
+    ("b", {"type": "regenerate"}),
+    ("a", {"type": "swipe"}),
+    ("b", {"append": [_USER]}),
+    ("a", {"append": [_USER], "dry_run": True}),
+    ("a", {"append": [_USER]}),
+]
+
+
+def test_a_worker_uses_its_parsed_session_only_while_the_stored_version_has_not_moved(
+    tmp_path: Path,
+) -> None:
+    a, b, sid = _two_workers(str(tmp_path / "two.db"))
+    one, _, solo = _two_workers(str(tmp_path / "one.db"))
+    got, want = [], []
+    for worker, body in TURNS:
+        got.append(h.generate(a if worker == "a" else b, "", sid, body))
+        want.append(h.generate(one, "", solo, body))
+    strip = [{k: v for k, v in r.items() if k != "session"} for r in got]
+    assert strip == [{k: v for k, v in r.items() if k != "session"} for r in want]
+    stored, alone = a.storage.session("", sid), one.storage.session("", solo)
+    assert (stored.chat, stored.chat_metadata, stored.turn) == (
+        alone.chat,
+        alone.chat_metadata,
+        alone.turn,
+    )
+    # a reads the row on its first turn and after each write by b; b on both its turns
+    assert (a.sessions.misses, b.sessions.misses) == (3, 2)
+    for svc in (a, b, one):
+        svc.storage.close()
+
+
+def test_a_turn_writes_only_the_messages_it_changed(tmp_path: Path) -> None:
+    a, _, sid = _two_workers(str(tmp_path / "s.db"))
+    storage = a.storage
+    assert isinstance(storage, SqliteStorage)
+    h.generate(a, "", sid, {"append": [_USER, {"name": "Guide", "mes": "Fog."}, _USER]})
+    statements: list[str] = []
+    storage.conn().set_trace_callback(statements.append)  # type: ignore[attr-defined]
+    h.generate(a, "", sid, {"append": [{"name": "Guide", "mes": "Bells."}, _USER]})
+    inserts = [s for s in statements if s.startswith("INSERT INTO wi_chat")]
+    assert len(inserts) == 2 and not [s for s in statements if "SELECT message" in s]
+    statements.clear()
+    h.generate(a, "", sid, {"type": "regenerate"})  # the last message is the user's: kept
+    h.add_messages(a, "", sid, {"messages": [{"name": "Guide", "mes": "Again."}]})
+    h.add_messages(
+        a, "", sid, {"messages": [{"name": "Guide", "mes": "No."}], "replace_last": True}
+    )
+    assert [s for s in statements if s.startswith("DELETE FROM wi_chat")] != []
+    storage.conn().set_trace_callback(None)  # type: ignore[attr-defined]
+    chat = SqliteStorage(storage.path).session("", sid).chat
+    assert [m["mes"] for m in chat if isinstance(m, dict)] == [
+        "Emberfall",
+        "Fog.",
+        "Emberfall",
+        "Bells.",
+        "Emberfall",
+        "No.",
+    ]
+    storage.close()
+
+
+JS_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**60), 2**60),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
+    st.just(UNDEFINED),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    activated=st.lists(
+        st.dictionaries(st.sampled_from(["uid", "world", "x"]), JS_SCALARS), max_size=6
+    ),
+    text=st.text(max_size=8),
+    depth=st.lists(
+        st.tuples(JS_SCALARS, JS_SCALARS, st.lists(st.text(max_size=3), max_size=2)), max_size=3
+    ),
+    outlets=st.dictionaries(st.text(max_size=3), st.lists(st.text(max_size=3), max_size=2)),
+    examples=st.lists(st.tuples(st.integers(0, 1), st.text(max_size=4)), max_size=2),
+    note=st.one_of(st.none(), st.text(max_size=4)),
+)
+def test_a_generate_response_encodes_the_result_as_to_json_does(
+    activated: list[dict[str, Any]],
+    text: str,
+    depth: list[tuple[Any, Any, list[str]]],
+    outlets: dict[str, list[str]],
+    examples: list[tuple[int, str]],
+    note: str | None,
+) -> None:
+    result = ScanResult(
+        activated=tuple(activated),
+        before=text,
+        after=text[::-1],
+        depth=tuple(DepthGroup(depth=d, role=r, entries=tuple(e)) for d, r, e in depth),
+        an_before=(text,),
+        outlets={k: tuple(v) for k, v in outlets.items()},
+        examples=tuple(ExampleEntry(position=p, content=c) for p, c in examples),
+        an_prompt=note,
+        scan_loops=len(activated),
+        warnings=(text,) * (len(text) % 2),
+    )
+    fast, want = scan_json(result), result.to_json()
+    assert json.dumps(fast) == json.dumps(want)  # the same keys in the same order
+    assert scan_json(ScanResult(error="boom")) == {"error": "boom"}

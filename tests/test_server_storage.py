@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -144,3 +145,62 @@ def test_a_file_that_is_not_a_server_database_is_refused(tmp_path: Path) -> None
     bad.write_bytes(b"not sqlite at all" * 100)
     with pytest.raises(StorageError, match="bad.db"):
         open_storage(str(bad))
+
+
+SCHEMA_1 = [
+    "CREATE TABLE wi_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    (
+        "CREATE TABLE wi_sessions (id TEXT PRIMARY KEY, owner TEXT NOT NULL, config TEXT NOT NULL,"
+        " chat TEXT NOT NULL, chat_metadata TEXT NOT NULL, extra TEXT NOT NULL,"
+        " turn INTEGER NOT NULL, version INTEGER NOT NULL)"
+    ),
+    "INSERT INTO wi_meta (key, value) VALUES ('schema', '1')",
+    (
+        "INSERT INTO wi_sessions VALUES ('se_1', 'alice', '{}',"
+        ' \'[{"mes": "a"}, {"mes": "b"}]\', \'{"n": 1}\', \'{}\', 2, 5)'
+    ),
+]
+
+
+def test_a_schema_1_database_keeps_its_chats_when_opened(url: str, tmp_path: Path) -> None:
+    if url.startswith("postgresql"):
+        psycopg = pytest.importorskip("psycopg")
+        with psycopg.connect(url, autocommit=True) as conn:
+            for statement in SCHEMA_1:
+                conn.execute(statement)
+    else:
+        with sqlite3.connect(url) as conn:
+            for statement in SCHEMA_1:
+                conn.execute(statement)
+        conn.close()
+    store = open_storage(url)
+    try:
+        row = store.session("alice", "se_1")
+        assert (row.chat, row.chat_metadata, row.turn, row.version) == (
+            [{"mes": "a"}, {"mes": "b"}],
+            {"n": 1},
+            2,
+            5,
+        )
+        with store.session_tx("alice", "se_1") as tx:
+            tx.save(replace(tx.row, chat=[*tx.row.chat, {"mes": "c"}]))
+        store.create_session(_session("se_2"))
+        assert [m["mes"] for m in store.session("alice", "se_1").chat] == ["a", "b", "c"]
+    finally:
+        store.close()
+
+
+def test_a_session_keeps_the_prefix_its_chat_shares_with_the_stored_one(store: Storage) -> None:
+    store.create_session(replace(_session(), chat=[{"mes": m} for m in "abcd"]))
+    for chat in ["abcde", "abXde", "ab", "", "pq", "pq"]:
+        with store.session_tx("alice", "se_1") as tx:
+            tx.save(replace(tx.row, chat=[{"mes": m} for m in chat]))
+        assert store.session("alice", "se_1").chat == [{"mes": m} for m in chat]
+    known = store.session("alice", "se_1")
+    with store.session_tx("alice", "se_1", known=known) as tx:
+        assert tx.row is known  # the stored version is the known one's: nothing else is read
+        tx.save(replace(tx.row, chat_metadata={"b": 2}))
+    with store.session_tx("alice", "se_1", known=known) as tx:
+        assert tx.row is not known and tx.row.chat_metadata == {"b": 2}
+    with pytest.raises(NotFound), store.session_tx("bob", "se_1", known=known):
+        pass

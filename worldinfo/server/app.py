@@ -3,8 +3,9 @@
 Every request but ``/v1/health`` and ``/openapi.json`` needs the bearer token when the server
 has tokens; a token's hash is the caller's principal, and every id a request names is looked
 up under that principal only (ids are 128-bit random as well). Bodies are read up to a byte
-limit. Work runs in a bounded thread pool; requests for one session queue on a lock in the
-worker before they reach the database's own lock. Nothing from a request is used as a path.
+limit. Work runs in a bounded thread pool, off the event loop (the scans themselves take
+turns, see ``Service``); requests for one session queue on a lock in the worker before they
+reach the database's own lock. Nothing from a request is used as a path.
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def routes(server: Server) -> list[Route]:
     async def session(request: Request, owner: str) -> tuple[int, Any]:
         sid = request.path_params["session_id"]
         if request.method == "DELETE":
-            await server.run(partial(svc.storage.delete_session, owner, sid), session=sid)
+            await server.run(partial(svc.delete_session, owner, sid), session=sid)
             return 204, None
         row = await server.run(partial(svc.storage.session, owner, sid))
         return 200, h.session_json(row)

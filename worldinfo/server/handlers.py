@@ -16,7 +16,13 @@ from worldinfo.result import ScanResult
 from worldinfo.server.memory import PersistedMemory
 from worldinfo.server.service import Service, memory_settings_json, new_id
 from worldinfo.server.storage import BookRow, MemoryRow, SessionRow
-from worldinfo.server.wire import RequestError, canonical_object, check_body, message_from
+from worldinfo.server.wire import (
+    RequestError,
+    canonical_object,
+    check_body,
+    message_from,
+    scan_json,
+)
 from worldinfo.session import Session
 from worldinfo.sources.retriever import Retrieval
 from worldinfo.sources.retriever_chat import ChatSync
@@ -72,7 +78,7 @@ def result_json(
 ) -> Obj:
     """A generation's result as ``worldinfo scan --json`` prints it (the activated entries'
     fields only with ``entries``; their titles always), plus the session's turn."""
-    out = result.to_json()
+    out = scan_json(result)
     out["titles"] = [str(e.get("comment") or "") for e in result.activated]
     if entries:
         out["activated_entries"] = [canonical(dict(e)) for e in result.activated]

@@ -1,8 +1,9 @@
 """The server's operations, independent of HTTP: uploads, sessions, generations, memory.
 
-A session is rebuilt for every request from its stored row (the books come from the
-per-worker caches, so rebuilding costs no book preparation), runs one operation, and is
-written back in the same transaction (``storage.session_tx``). A session's random stream is
+A session is rebuilt for every request from its stored state (the books come from the
+per-worker caches, so rebuilding costs no book preparation; the parsed row and chat from
+``sessions.SessionCache`` while the stored version has not moved), runs one operation, and
+what it changed is written back in the same transaction (``storage.session_tx``). A session's random stream is
 derived from its seed and its generation number, so a chat replays the same way whichever
 worker serves each turn. Dry runs and explanations change nothing stored.
 """
@@ -12,55 +13,46 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TypeVar
 
 from worldinfo import importers
-from worldinfo._js import JSONValue, mulberry32
+from worldinfo._js import JSONValue
 from worldinfo.importers import Imported, Limits
-from worldinfo.macros import MacroContext, MacroSettings
-from worldinfo.macros.context import system_clock
 from worldinfo.server.memory import MemoryCache, PersistedMemory, retriever_settings
 from worldinfo.server.prepared import ScanCachePool, UploadCache, UploadKey
+from worldinfo.server.sessions import (
+    Loaded,
+    Parsed,
+    SessionCache,
+    build_session,
+    chat_json,
+    committed,
+    extra_json,
+    memory_source,
+    parse,
+)
 from worldinfo.server.sql import Conflict
 from worldinfo.server.storage import BookRow, SessionRow, SessionTransaction, Storage
-from worldinfo.server.wire import message_from, message_json, persona_from, settings_from
+from worldinfo.server.wire import message_json
 from worldinfo.session import Session
-from worldinfo.sources.memory_mode import MemoryPlacement, MemorySource
-from worldinfo.types import Book, Character
+from worldinfo.types import Book
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 RETRIES = 50
-GOLDEN = 0x9E3779B9
-MACRO_SALT = 0x5BD1E995
-"""``{{random}}`` draws from its own stream, so a macro in a book does not shift the rolls."""
 
 
 class Busy(Exception):
     """A session kept changing under this request (many writers at once); retry later."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Loaded:
-    """What a session's config resolves to in this worker."""
-
-    books: dict[str, Book]
-    global_names: list[str]
-    character: Character | None
-    key: tuple[UploadKey, ...]
-
-
 def new_id(prefix: str) -> str:
     """An unguessable id (128 random bits)."""
     return f"{prefix}_{secrets.token_urlsafe(16)}"
-
-
-def turn_seed(seed: int, turn: int) -> int:
-    """The random seed of one generation of a session."""
-    return (seed + turn * GOLDEN) & 0xFFFFFFFF
 
 
 class Service:
@@ -69,14 +61,20 @@ class Service:
     Args:
         storage: the backend.
         limits: the importers' bounds for uploads.
+        scan_slots: how many scans (and memory operations) run at once in this process.
+            Python runs one thread's bytecode at a time, so two scans side by side each take
+            twice as long; taking turns gives the same throughput and half the wait. Only
+            the scan takes a slot: waiting for a row lock or the database does not.
     """
 
-    def __init__(self, storage: Storage, *, limits: Limits) -> None:
+    def __init__(self, storage: Storage, *, limits: Limits, scan_slots: int = 1) -> None:
         self.storage = storage
         self.limits = limits
+        self.slots = threading.Semaphore(scan_slots)
         self.uploads = UploadCache()
         self.scan_caches = ScanCachePool()
         self.memories = MemoryCache()
+        self.sessions = SessionCache()
 
     # --- uploads -------------------------------------------------------------------------
 
@@ -111,12 +109,14 @@ class Service:
         books: dict[str, Book] = {}
         names: list[str] = []
         key: list[UploadKey] = []
+        kept: list[Imported] = []
         ids = config.get("books") or []
         assert isinstance(ids, list)
         for book_id in ids:
             row = self.storage.book(owner, str(book_id), raw=False)
             key.append((row.sha256, row.trust))
-            for book in self.imported(row).books:
+            kept.append(self.imported(row))
+            for book in kept[-1].books:
                 books[book.name] = book
                 names.append(book.name)
         character = None
@@ -124,11 +124,14 @@ class Service:
         if isinstance(card, str):
             row = self.storage.book(owner, card, raw=False)
             key.append((row.sha256, row.trust))
-            imported = self.imported(row)
-            character = imported.character
-            for book in imported.books:
+            kept.append(self.imported(row))
+            character = kept[-1].character
+            for book in kept[-1].books:
                 books[book.name] = book
-        return Loaded(books=books, global_names=names, character=character, key=tuple(key))
+        return Loaded(
+            books=books, global_names=names, character=character, key=tuple(key),
+            imported=tuple(kept),
+        )  # fmt: skip
 
     # --- sessions ------------------------------------------------------------------------
 
@@ -154,6 +157,11 @@ class Service:
         self.storage.create_session(row)
         return row
 
+    def delete_session(self, owner: str, session_id: str) -> None:
+        """Delete a session (raises ``NotFound``)."""
+        self.sessions.forget(owner, session_id)
+        self.storage.delete_session(owner, session_id)
+
     def update(
         self,
         owner: str,
@@ -170,28 +178,25 @@ class Service:
         for _ in range(RETRIES):
             touched: list[str] = []
             try:
-                with (
-                    self.storage.session_tx(owner, session_id) as tx,
-                    self._session(tx, touched=touched) as session,
-                ):
-                    out = fn(session, tx.row)
-                    row = tx.row
-                    tx.save(
-                        replace(
+                with self._session(owner, session_id, touched=touched) as (tx, parsed, session):
+                    with self.slots:  # the scan; locks are taken and writes made outside
+                        out = fn(session, tx.row)
+                        chat = list(session.chat)
+                        row = tx.row
+                        saved = replace(
                             row,
-                            chat=[message_json(m) for m in session.chat],
+                            chat=chat_json(parsed, chat),
                             chat_metadata=dict(session.chat_metadata),
-                            extra=_extra(session, row.extra),
+                            extra=extra_json(session, row.extra),
                             turn=row.turn + 1 if generation else row.turn,
                         )
-                    )
+                    tx.save(saved)
+                self.sessions.put(committed(parsed, saved, chat))
                 return out
             except Conflict:
-                for store_id in touched:
-                    self.memories.forget(store_id)
+                self._forget(owner, session_id, touched)
             except BaseException:
-                for store_id in touched:
-                    self.memories.forget(store_id)
+                self._forget(owner, session_id, touched)
                 raise
         raise Busy(f"session {session_id} is changing too fast; retry")
 
@@ -201,16 +206,21 @@ class Service:
             touched: list[str] = []
             try:
                 with (
-                    self.storage.session_tx(owner, session_id) as tx,
-                    self._session(tx, touched=touched, write=False) as session,
+                    self._session(owner, session_id, touched=touched, write=False) as opened,
+                    self.slots,
                 ):
-                    return fn(session, tx.row)
+                    return fn(opened[2], opened[0].row)
             except Conflict:
                 pass
             finally:
                 for store_id in touched:
                     self.memories.forget(store_id)
         raise Busy(f"session {session_id} is changing too fast; retry")
+
+    def _forget(self, owner: str, session_id: str, touched: list[str]) -> None:
+        self.sessions.forget(owner, session_id)
+        for store_id in touched:
+            self.memories.forget(store_id)
 
     def memory_op(self, owner: str, store_id: str, fn: Callable[[PersistedMemory], T]) -> T:
         """Run ``fn`` on a memory store in one transaction (rerun on a conflicting write)."""
@@ -219,6 +229,7 @@ class Service:
                 with (
                     self.storage.memory_tx(owner, store_id) as tx,
                     self.memories.checkout(tx, store_id) as store,
+                    self.slots,
                 ):
                     out = fn(store)
                 return out
@@ -231,71 +242,30 @@ class Service:
 
     @contextmanager
     def _session(
-        self, tx: SessionTransaction, *, touched: list[str], write: bool = True
-    ) -> Iterator[Session]:
-        row = tx.row
-        config = row.config
-        loaded = self.resolve(row.owner, config)
-        seed = turn_seed(int(str(config.get("seed", 0))), row.turn)
-        persona = config.get("persona")
-        settings = config.get("settings")
-        trusted = all(trust for _, trust in loaded.key)  # untrusted books' macros store nothing
-        globals_ = row.extra.get("global_variables")
-        session = Session(
-            books=loaded.books,
-            settings=settings_from(settings if isinstance(settings, dict) else {}),
-            global_books=loaded.global_names,
-            character=loaded.character,
-            persona=persona_from(persona if isinstance(persona, dict) else {}),
-            chat=[message_from(m) for m in row.chat if isinstance(m, dict)],
-            chat_metadata=row.chat_metadata,
-            max_context=int(str(config.get("max_context", 8192))),
-            allow_wi_scan=bool(config.get("allow_wi_scan", False)),
-            rng=mulberry32(seed),
-            macro_context=MacroContext(clock=system_clock, random=mulberry32(seed ^ MACRO_SALT)),
-            macro_settings=MacroSettings(variable_writes=trusted, global_writes=trusted),
-            global_variables=globals_ if isinstance(globals_, dict) else None,
-        )
-        with ExitStack() as stack:
-            session.scan_cache = stack.enter_context(self.scan_caches.checkout(loaded.key))
-            memory = config.get("memory")
-            if isinstance(memory, dict):
-                store_id = str(memory.get("store"))
-                touched.append(store_id)
-                store = stack.enter_context(self.memories.checkout(tx, store_id, write=write))
-                session.sources.append(_memory_source(store, memory, row))
-            yield session
-
-
-def _memory_source(
-    store: PersistedMemory, memory: Mapping[str, JSONValue], row: SessionRow
-) -> MemorySource:
-    place = memory.get("placement")
-    fields = dict(place) if isinstance(place, dict) else {}
-    source = MemorySource(
-        store,
-        placement=MemoryPlacement(**fields),
-        chat_id=row.id,
-        ingest=True,
-    )
-    recent = row.extra.get("memory_recent")
-    if isinstance(recent, list):
-        source._recent = [int(str(r)) for r in recent]
-    speaker = row.extra.get("memory_speaker")
-    if isinstance(speaker, str):
-        source._speaker = speaker
-    return source
-
-
-def _extra(session: Session, old: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
-    out = dict(old)
-    if session.global_variables:
-        out["global_variables"] = dict(session.global_variables)
-    for source in session.sources:
-        if isinstance(source, MemorySource):
-            out["memory_recent"] = list(source._recent)
-            out["memory_speaker"] = source._speaker
-    return out
+        self, owner: str, session_id: str, *, touched: list[str], write: bool = True
+    ) -> Iterator[tuple[SessionTransaction, Parsed, Session]]:
+        known = self.sessions.get(owner, session_id)
+        with self.storage.session_tx(
+            owner, session_id, known=None if known is None else known.row
+        ) as tx:
+            if known is not None and tx.row is known.row:
+                parsed = known
+            else:
+                self.sessions.misses += 1
+                parsed = parse(tx.row, self.resolve(owner, tx.row.config))
+                self.sessions.put(parsed)
+            with ExitStack() as stack:
+                session = build_session(parsed, tx.row)
+                session.scan_cache = stack.enter_context(
+                    self.scan_caches.checkout(parsed.loaded.key)
+                )
+                memory = tx.row.config.get("memory")
+                if isinstance(memory, dict):
+                    store_id = str(memory.get("store"))
+                    touched.append(store_id)
+                    store = stack.enter_context(self.memories.checkout(tx, store_id, write=write))
+                    session.sources.append(memory_source(store, memory, tx.row))
+                yield tx, parsed, session
 
 
 def memory_settings_json(settings: Mapping[str, JSONValue]) -> dict[str, JSONValue]:

@@ -23,11 +23,11 @@ from contextlib import contextmanager, nullcontext
 from typing import Any, Protocol
 
 from worldinfo._js import JSONValue
-from worldinfo.server.storage import BookRow, NotFound, SessionRow
+from worldinfo.server.storage import BookRow, NotFound
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 TABLES = """
 CREATE TABLE IF NOT EXISTS wi_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS wi_books (
@@ -35,9 +35,12 @@ CREATE TABLE IF NOT EXISTS wi_books (
     format TEXT NOT NULL, trust INTEGER NOT NULL, raw {blob} NOT NULL,
     created DOUBLE PRECISION NOT NULL);
 CREATE TABLE IF NOT EXISTS wi_sessions (
-    id TEXT PRIMARY KEY, owner TEXT NOT NULL, config TEXT NOT NULL, chat TEXT NOT NULL,
+    id TEXT PRIMARY KEY, owner TEXT NOT NULL, config TEXT NOT NULL,
     chat_metadata TEXT NOT NULL, extra TEXT NOT NULL, turn INTEGER NOT NULL,
     version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS wi_chat (
+    session_id TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq));
 CREATE TABLE IF NOT EXISTS wi_memories (
     id TEXT PRIMARY KEY, owner TEXT NOT NULL, settings TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS wi_memory_records (
@@ -45,7 +48,6 @@ CREATE TABLE IF NOT EXISTS wi_memory_records (
     user_text TEXT NOT NULL, reply TEXT NOT NULL, timestamp TEXT,
     PRIMARY KEY (store_id, id), UNIQUE (store_id, source_ref))
 """
-_SESSION_COLS = "id, owner, config, chat, chat_metadata, extra, turn, version"
 
 
 class Conflict(Exception):
@@ -57,26 +59,14 @@ class Connection(Protocol):
 
     def execute(self, query: Any, params: Any = ..., /) -> Any: ...
 
+    def cursor(self) -> Any: ...
+
     def close(self) -> None: ...
 
 
 def dumps(value: JSONValue) -> str:
     """JSON text as stored."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _session(row: tuple[Any, ...]) -> SessionRow:
-    sid, owner, config, chat, md, extra, turn, version = row
-    return SessionRow(
-        id=sid,
-        owner=owner,
-        config=json.loads(config),
-        chat=json.loads(chat),
-        chat_metadata=json.loads(md),
-        extra=json.loads(extra),
-        turn=int(turn),
-        version=int(version),
-    )
 
 
 class SqlStorage:
@@ -120,6 +110,10 @@ class SqlStorage:
     def x(self, query: str, params: tuple[Any, ...] = ()) -> Any:
         """Execute on this thread's connection; returns the cursor."""
         return self.conn().execute(self._sql(query), params)
+
+    def xmany(self, query: str, params: list[tuple[Any, ...]]) -> None:
+        """Execute once per parameter tuple on this thread's connection."""
+        self.conn().cursor().executemany(self._sql(query), params)
 
     @contextmanager
     def tx(self, begin: str = "BEGIN") -> Iterator[None]:
@@ -206,61 +200,3 @@ class SqlStorage:
     def books(self, owner: str) -> list[BookRow]:
         """The owner's uploads, oldest first (without their bytes)."""
         return self._book_rows("owner = ?", (owner,), raw=False)
-
-    # --- sessions ------------------------------------------------------------------------
-
-    def create_session(self, row: SessionRow) -> None:
-        """Store a new session."""
-        with self.tx(self._begin_write()):
-            self.x(
-                f"INSERT INTO wi_sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.id,
-                    row.owner,
-                    dumps(row.config),
-                    dumps(row.chat),
-                    dumps(row.chat_metadata),
-                    dumps(row.extra),
-                    row.turn,
-                    row.version,
-                ),
-            )
-
-    def read_session(self, owner: str, session_id: str, *, lock: bool = False) -> SessionRow:
-        """Read a session row (``lock``: ``FOR UPDATE`` in a locking backend)."""
-        cur = self.x(
-            f"SELECT {_SESSION_COLS} FROM wi_sessions WHERE owner = ? AND id = ?"
-            + (self._lock_suffix() if lock else ""),
-            (owner, session_id),
-        )
-        row = cur.fetchone()
-        if row is None:
-            raise NotFound("session", session_id)
-        return _session(row)
-
-    def session(self, owner: str, session_id: str) -> SessionRow:
-        """Read a session without locking it (raises ``NotFound``)."""
-        return self.read_session(owner, session_id)
-
-    def write_session(self, row: SessionRow) -> None:
-        """Write a session's mutable columns and bump its version."""
-        self.x(
-            "UPDATE wi_sessions SET chat = ?, chat_metadata = ?, extra = ?, turn = ?,"
-            " version = ? WHERE id = ? AND owner = ?",
-            (
-                dumps(row.chat),
-                dumps(row.chat_metadata),
-                dumps(row.extra),
-                row.turn,
-                row.version + 1,
-                row.id,
-                row.owner,
-            ),
-        )
-
-    def delete_session(self, owner: str, session_id: str) -> None:
-        """Delete a session (raises ``NotFound``)."""
-        with self.tx(self._begin_write()):
-            cur = self.x("DELETE FROM wi_sessions WHERE owner = ? AND id = ?", (owner, session_id))
-            if cur.rowcount == 0:
-                raise NotFound("session", session_id)

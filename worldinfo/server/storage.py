@@ -134,7 +134,8 @@ class SessionTransaction(Transaction, Protocol):
     row: SessionRow
 
     def save(self, row: SessionRow) -> None:
-        """Write the session back (its version is bumped on commit)."""
+        """Write the session back (its version is bumped on commit); only what differs from
+        ``row`` as read is written (the chat from the first message that changed)."""
         ...
 
 
@@ -161,8 +162,15 @@ class Storage(Protocol):
         """Read a session without locking it (raises ``NotFound``)."""
         ...
 
-    def session_tx(self, owner: str, session_id: str) -> AbstractContextManager[SessionTransaction]:
-        """Lock a session for one read-modify-write; commit on success, roll back on error."""
+    def session_tx(
+        self, owner: str, session_id: str, *, known: SessionRow | None = None
+    ) -> AbstractContextManager[SessionTransaction]:
+        """Lock a session for one read-modify-write; commit on success, roll back on error.
+
+        ``known``: this session as this worker last read or wrote it; it is the
+        transaction's ``row`` when the stored version is still its version (only the
+        version is read then), else the stored row is read.
+        """
         ...
 
     def delete_session(self, owner: str, session_id: str) -> None:

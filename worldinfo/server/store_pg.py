@@ -54,5 +54,8 @@ class PgStorage(TransactionalStorage):
         conn: Connection = self._psycopg.connect(self._dsn, autocommit=True)
         return conn
 
+    def _begin_read(self) -> str:
+        return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
     def _sql(self, query: str) -> str:
         return query.replace("%", "%%").replace("?", "%s")

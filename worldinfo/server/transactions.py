@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from worldinfo.server.sql import Conflict, SqlStorage, dumps
+from worldinfo.server.sql import Conflict, dumps
+from worldinfo.server.sql_sessions import SessionTables
 from worldinfo.server.storage import (
     MemoryChanges,
     MemoryRecordRow,
@@ -76,9 +77,9 @@ class SqlTransaction:
         return head.version + 1
 
     def save(self, row: SessionRow) -> None:
-        """Write the session back (locking) or keep it for the commit (optimistic)."""
+        """Write what changed since ``row`` was read (locking) or keep it for the commit."""
         if self.storage.locking:
-            self.storage.write_session(row)
+            self.storage.write_session(row, old=self.row)
         else:
             self._saved = row
 
@@ -89,10 +90,9 @@ class SqlTransaction:
             return
         with s.tx(s._begin_write()):
             if self._saved is not None:
-                now = s.read_session(self.owner, self._saved.id)
-                if now.version != self._saved.version:
+                if s.read_version(self.owner, self._saved.id) != self._saved.version:
                     raise Conflict(f"session {self._saved.id} changed")
-                s.write_session(self._saved)
+                s.write_session(self._saved, old=self.row)
             for store_id, batches in self._changes.items():
                 version = s.read_memory(self.owner, store_id).version
                 if version != self._heads[store_id].version - len(batches):
@@ -102,18 +102,33 @@ class SqlTransaction:
                     version += 1
 
 
+def _current(
+    storage: TransactionalStorage, owner: str, session_id: str, known: SessionRow | None
+) -> SessionRow:
+    """``known`` if the stored version is still its version, else the stored row."""
+    version = storage.read_version(owner, session_id, lock=storage.locking)
+    if known is not None and known.version == version and known.owner == owner:
+        return known
+    return storage.read_session(owner, session_id)
+
+
 @contextmanager
 def session_tx(
-    storage: TransactionalStorage, owner: str, session_id: str
+    storage: TransactionalStorage,
+    owner: str,
+    session_id: str,
+    *,
+    known: SessionRow | None = None,
 ) -> Iterator[SqlTransaction]:
     """Lock (or snapshot) one session for a read-modify-write."""
     tx = SqlTransaction(storage, owner)
     if storage.locking:
         with storage.tx("BEGIN"):
-            tx.row = storage.read_session(owner, session_id, lock=True)
+            tx.row = _current(storage, owner, session_id, known)
             yield tx
         return
-    tx.row = storage.read_session(owner, session_id)
+    with storage.tx(storage._begin_read()):
+        tx.row = _current(storage, owner, session_id, known)
     yield tx
     tx.commit_optimistic()
 
@@ -132,8 +147,8 @@ def memory_tx(storage: TransactionalStorage, owner: str, store_id: str) -> Itera
     tx.commit_optimistic()
 
 
-class TransactionalStorage(SqlStorage):
-    """``SqlStorage`` with the memory-store tables and the contract's two transactions."""
+class TransactionalStorage(SessionTables):
+    """``SessionTables`` with the memory-store tables and the contract's two transactions."""
 
     # --- memory stores -------------------------------------------------------------------
 
@@ -194,9 +209,11 @@ class TransactionalStorage(SqlStorage):
             )
         self.x("UPDATE wi_memories SET version = ? WHERE id = ?", (version + 1, store_id))
 
-    def session_tx(self, owner: str, session_id: str) -> AbstractContextManager[SqlTransaction]:
+    def session_tx(
+        self, owner: str, session_id: str, *, known: SessionRow | None = None
+    ) -> AbstractContextManager[SqlTransaction]:
         """Lock (or snapshot) a session for one read-modify-write (see ``session_tx``)."""
-        return session_tx(self, owner, session_id)
+        return session_tx(self, owner, session_id, known=known)
 
     def memory_tx(self, owner: str, store_id: str) -> AbstractContextManager[SqlTransaction]:
         """A transaction on one memory store (see ``memory_tx``)."""

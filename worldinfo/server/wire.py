@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.importers import Problem
+from worldinfo.result import ScanResult
 from worldinfo.types import Message, Persona, Settings
 
 
@@ -93,6 +94,51 @@ def persona_from(obj: Mapping[str, JSONValue]) -> Persona:
         book=book if isinstance(book, str) else None,
         position=int(str(obj.get("position", 0))),
     )
+
+
+_PLAIN = (str, int, bool, type(None))
+
+
+def _value(v: JSONValue) -> JSONValue:
+    """``canonical(v)``, without the call for the plain values results mostly hold."""
+    return v if type(v) in _PLAIN else canonical(v)
+
+
+def _strings(items: Sequence[str]) -> list[JSONValue]:
+    return [s if type(s) is str else canonical(s) for s in items]
+
+
+def scan_json(result: ScanResult) -> dict[str, JSONValue]:
+    """``result.to_json()``, built field by field in its sorted key order.
+
+    The same object (same keys in the same order, same values; a test holds the two
+    equal), without walking the result generically: a scan of a large book activates
+    hundreds of entries, and the generic walk cost more than encoding the JSON text.
+    """
+    if result.error is not None:
+        return result.to_json()
+    activated: list[JSONValue] = []
+    for e in result.activated:
+        uid, world = e.get("uid"), e.get("world")
+        if type(uid) in _PLAIN and type(world) in _PLAIN:
+            activated.append({"uid": uid, "world": world})
+        else:
+            activated.append(canonical({"world": world, "uid": uid}))
+    return {
+        "activated": activated,
+        "after": _value(result.after),
+        "an_after": _strings(result.an_after),
+        "an_before": _strings(result.an_before),
+        "an_prompt": _value(result.an_prompt),
+        "before": _value(result.before),
+        "depth": [canonical(g.to_json()) for g in result.depth],
+        "em": [
+            {"content": _value(x.content), "position": _value(x.position)} for x in result.examples
+        ],
+        "outlets": {k: _strings(result.outlets[k]) for k in sorted(result.outlets)},
+        "scan_loops": _value(result.scan_loops),
+        "warnings": _strings(result.warnings),
+    }
 
 
 def canonical_object(value: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
