@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from worldinfo._js import JSONValue, reorder
+from worldinfo._js import JSONValue, js_key_order, reorder
 
 
 class Position(IntEnum):
@@ -189,16 +189,35 @@ class Book:
 
     @classmethod
     def from_json(
-        cls, name: str, obj: Mapping[str, JSONValue], *, origin: Origin | None = None
+        cls,
+        name: str,
+        obj: Mapping[str, JSONValue],
+        *,
+        origin: Origin | None = None,
+        js_ordered: bool = False,
     ) -> Book:
-        """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives)."""
+        """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives).
+
+        Args:
+            name: the book name.
+            obj: the world object.
+            origin: where its entries come from.
+            js_ordered: ``True`` when every object inside the entries already enumerates in
+                JavaScript key order, as ``_js.parse_json`` returns them (or when they are
+                built from its values under keys that are not array indexes): the entry
+                objects are then kept as they are instead of copied in that order, and only
+                the ``entries`` object itself is put in order. Same book, without walking
+                every value of every entry.
+        """
         raw = obj.get("entries")
         extra = {k: v for k, v in obj.items() if k != "entries"}
         if raw is None:
             # no ``entries`` (or ``null``): SillyTavern's gathering throws and the scan then
             # sees no entries from any book (Q1).
             return cls(name=name, entries=None, extra=extra)
-        if isinstance(raw, Mapping):
+        if isinstance(raw, Mapping) and js_ordered:
+            values = [raw[k] for k in js_key_order(raw)]
+        elif isinstance(raw, Mapping):
             ordered = reorder(dict(raw))
             values = list(ordered.values())
         elif isinstance(raw, list):

@@ -32,13 +32,16 @@ def js_key_order(keys: Iterable[str]) -> list[str]:
     return sorted(idx, key=int) + [k for k in keys if k not in indexes]
 
 
-def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
-    d: dict[str, JSONValue] = {}
-    for k, v in pairs:
-        d[k] = v
-    if any(is_array_index(k) for k in d):
-        return {k: d[k] for k in js_key_order(d)}
-    return d
+def _object_hook(d: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    # The C scanner builds ``d`` as JSON.parse does: a repeated key keeps its first
+    # position and takes the last value. Only a key that starts with a digit can be an
+    # array index, and any such key is smaller than ":" (one C-speed ``min``).
+    if not d or min(d) >= ":":
+        return d
+    order = js_key_order(d)
+    if order == list(d):
+        return d
+    return {k: d[k] for k in order}
 
 
 def _no_constants(name: str) -> float:
@@ -60,7 +63,7 @@ def parse_json(text: str | bytes, *, bounds: JSONBounds | None = DEFAULT_JSON_BO
     """
     if bounds is not None:
         check_json_bounds(text, bounds)
-    return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_no_constants)
+    return json.loads(text, object_hook=_object_hook, parse_constant=_no_constants)
 
 
 def reorder(value: JSONValue) -> JSONValue:

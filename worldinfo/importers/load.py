@@ -88,8 +88,11 @@ def _book(
     name: str, world: dict[str, JSONValue], *, origin: Origin, trust: bool, policy: TrustPolicy
 ) -> Book:
     """The book; with ``trust=False``, or for entries marked untrusted when exported, the
-    entries are untrusted and neutralised under ``policy``."""
-    book = Book.from_json(name, world, origin=origin)
+    entries are untrusted and neutralised under ``policy``.
+
+    ``world`` is ``parse_json`` output or a converter's object built from it under keys that
+    are not array indexes, so every object inside its entries is in JavaScript order."""
+    book = Book.from_json(name, world, origin=origin, js_ordered=True)
     if book.entries is None or (trust and not any(marked_untrusted(e.data) for e in book.entries)):
         return book
     untrusted = replace(origin, trusted=False)
