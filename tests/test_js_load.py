@@ -91,6 +91,18 @@ def test_parse_json_matches_the_pairwise_model(text: str) -> None:
     assert _shape(parse_json(text)) == _shape(_reference_parse(text))
 
 
+def _reference_key_order(keys: list[str]) -> list[str]:
+    indexes = [k for k in keys if re.fullmatch(r"0|[1-9][0-9]*", k) and int(k) < 2**32 - 1]
+    return sorted(indexes, key=int) + [k for k in keys if k not in indexes]
+
+
+@settings(max_examples=400, deadline=None)
+@given(keys=st.lists(_KEYS | st.sampled_from(["1\n2", "3\n", "\n", "123456789", "1000000000"])))
+def test_key_order_matches_the_definition(keys: list[str]) -> None:
+    keys = list(dict.fromkeys(keys))  # an object's keys are distinct
+    assert js_key_order(keys) == _reference_key_order(keys)
+
+
 @pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "[1, NaN]"])
 def test_nan_and_infinity_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="not valid JSON"):

@@ -224,7 +224,11 @@ class Book:
             values = list(raw)
         else:
             values = []
-        entries = tuple(Entry(data=v, origin=origin) for v in values if isinstance(v, Mapping))
+        entries = tuple(
+            Entry(data=v, origin=origin)
+            for v in values
+            if type(v) is dict or isinstance(v, Mapping)  # the ABC check costs more
+        )
         return cls(name=name, entries=entries, extra=extra)
 
 

@@ -13,6 +13,8 @@ from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bou
 from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
 
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+# Indexes of at most nine digits (all below 2**32 - 1), one per line.
+_SHORT_INDEXES = re.compile(r"(?:(?:0|[1-9][0-9]{0,8})\n)*(?:0|[1-9][0-9]{0,8})")
 
 
 def is_array_index(key: str) -> bool:
@@ -23,6 +25,11 @@ def is_array_index(key: str) -> bool:
 def js_key_order(keys: Iterable[str]) -> list[str]:
     """Return ``keys`` in JavaScript own-property enumeration order."""
     keys = list(keys)
+    if not keys or min(keys) >= ":":  # no key starts with a digit
+        return keys
+    joined = "\n".join(keys)
+    if _SHORT_INDEXES.fullmatch(joined) and joined.count("\n") == len(keys) - 1:
+        return sorted(keys, key=int)  # every key an index below 10**9 (a book's entries)
     idx = [k for k in keys if is_array_index(k)]
     if not idx:
         return keys

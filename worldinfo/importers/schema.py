@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
+from worldinfo.importers.schema_quick import Check, compile_check
 
 _HERE = Path(__file__).resolve().parent
 
@@ -44,14 +45,26 @@ def _path(base: str, parts: object) -> str:
     return out
 
 
+@functools.cache
+def quick_check(name: str) -> Check | None:
+    """The compiled yes/no check of format ``name`` (``None``: jsonschema always runs)."""
+    return compile_check(validator(name).schema)
+
+
 def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> Iterator[Problem]:
     """Yield one ``Problem`` per schema violation of ``value`` against format ``name``.
+
+    A value the compiled check passes has none (jsonschema would report nothing); any other
+    value goes through jsonschema, which writes the problems.
 
     Args:
         name: the schema (format) name.
         value: the parsed JSON value.
         where: JSON path of ``value`` inside the file.
     """
+    check = quick_check(name)
+    if check is not None and check(value):
+        return
     errors = sorted(validator(name).iter_errors(value), key=lambda e: list(map(str, e.path)))
     for err in errors:
         message = err.message
