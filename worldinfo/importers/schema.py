@@ -8,8 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
 from worldinfo._js import JSONValue, stringify
 from worldinfo.importers.errors import Problem
 from worldinfo.importers.schema_quick import Check, compile_check
@@ -31,11 +29,20 @@ def schema_names() -> tuple[str, ...]:
 
 
 @functools.cache
+def schema(name: str) -> Any:
+    """The schema of format ``name`` (e.g. ``st-world``), as read from its file."""
+    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.cache
 def validator(name: str) -> Any:
     """The compiled validator for format ``name`` (e.g. ``st-world``)."""
-    schema = json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    # jsonschema is imported only when a document is judged by it: a valid document never
+    # is (``quick_check``), and the import costs more than reading most files.
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    Draft202012Validator.check_schema(schema(name))
+    return Draft202012Validator(schema(name))
 
 
 def _path(base: str, parts: object) -> str:
@@ -48,7 +55,7 @@ def _path(base: str, parts: object) -> str:
 @functools.cache
 def quick_check(name: str) -> Check | None:
     """The compiled yes/no check of format ``name`` (``None``: jsonschema always runs)."""
-    return compile_check(validator(name).schema)
+    return compile_check(schema(name))
 
 
 def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> Iterator[Problem]:
