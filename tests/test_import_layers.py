@@ -119,7 +119,7 @@ def test_importers_are_reached_only_from_the_front_ends() -> None:
 # API: what tools may import besides the public modules below it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("_js", ("_js",)),
-    ("values", ("types", "trace", "result", "trust", "macros", "interchange")),
+    ("values", ("enums", "types", "trace", "result", "trust", "macros", "interchange")),
     ("engine", ("engine",)),
     ("session", ("session",)),
     ("sources", ("sources", "memory")),

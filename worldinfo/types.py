@@ -9,58 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
-from worldinfo._js import UNDEFINED, JSONValue, reorder, to_string
+from worldinfo._js import UNDEFINED, JSONValue, js_key_order, reorder, to_string
+from worldinfo.enums import Logic, Position, Role, ScanState, Strategy
 
-
-class Position(IntEnum):
-    """``world_info_position``: where an activated entry's content goes."""
-
-    BEFORE = 0
-    AFTER = 1
-    AN_TOP = 2
-    AN_BOTTOM = 3
-    AT_DEPTH = 4
-    EM_TOP = 5
-    EM_BOTTOM = 6
-    OUTLET = 7
-
-
-class Role(IntEnum):
-    """``extension_prompt_roles``: the role of an at-depth injection."""
-
-    SYSTEM = 0
-    USER = 1
-    ASSISTANT = 2
-
-
-class Logic(IntEnum):
-    """``world_info_logic``: how secondary keys combine."""
-
-    AND_ANY = 0
-    NOT_ALL = 1
-    NOT_ANY = 2
-    AND_ALL = 3
-
-
-class Strategy(IntEnum):
-    """``world_info_insertion_strategy``: how character and global books merge."""
-
-    EVENLY = 0
-    CHARACTER_FIRST = 1
-    GLOBAL_FIRST = 2
-
-
-class ScanState(IntEnum):
-    """``scan_state``: what kind of pass runs next."""
-
-    NONE = 0
-    INITIAL = 1
-    RECURSION = 2
-    MIN_ACTIVATIONS = 3
-
+__all__ = [
+    "ENTRY_TEMPLATE",
+    "GENERATION_TYPES",
+    "Book",
+    "Character",
+    "Entry",
+    "Logic",
+    "Message",
+    "Origin",
+    "Persona",
+    "Position",
+    "RawEntry",
+    "Role",
+    "ScanState",
+    "Settings",
+    "Strategy",
+    "entry_key",
+]
 
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 
@@ -194,23 +165,46 @@ class Book:
 
     @classmethod
     def from_json(
-        cls, name: str, obj: Mapping[str, JSONValue], *, origin: Origin | None = None
+        cls,
+        name: str,
+        obj: Mapping[str, JSONValue],
+        *,
+        origin: Origin | None = None,
+        js_ordered: bool = False,
     ) -> Book:
-        """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives)."""
+        """Build a book from a parsed world JSON object (key order as ``JSON.parse`` gives).
+
+        Args:
+            name: the book name.
+            obj: the world object.
+            origin: where its entries come from.
+            js_ordered: ``True`` when every object inside the entries already enumerates in
+                JavaScript key order, as ``_js.parse_json`` returns them (or when they are
+                built from its values under keys that are not array indexes): the entry
+                objects are then kept as they are instead of copied in that order, and only
+                the ``entries`` object itself is put in order. Same book, without walking
+                every value of every entry.
+        """
         raw = obj.get("entries")
         extra = {k: v for k, v in obj.items() if k != "entries"}
         if raw is None:
             # no ``entries`` (or ``null``): SillyTavern's gathering throws and the scan then
             # sees no entries from any book (Q1).
             return cls(name=name, entries=None, extra=extra)
-        if isinstance(raw, Mapping):
+        if isinstance(raw, Mapping) and js_ordered:
+            values = [raw[k] for k in js_key_order(raw)]
+        elif isinstance(raw, Mapping):
             ordered = reorder(dict(raw))
             values = list(ordered.values())
         elif isinstance(raw, list):
             values = list(raw)
         else:
             values = []
-        entries = tuple(Entry(data=v, origin=origin) for v in values if isinstance(v, Mapping))
+        entries = tuple(
+            Entry(data=v, origin=origin)
+            for v in values
+            if type(v) is dict or isinstance(v, Mapping)  # the ABC check costs more
+        )
         return cls(name=name, entries=entries, extra=extra)
 
 

@@ -8,7 +8,8 @@ window by window, so refusing costs a fraction of a second and one copy of the i
 1. escapes that hide a quote (``\\\\`` and ``\\"``) are overwritten with two neutral bytes, so
    every remaining ``"`` opens or closes a string and lengths stay byte-exact;
 2. strings of at most ``max_json_string_bytes`` bytes are cut out; a quote left over is a
-   longer string;
+   longer string (a window too short to hold one keeps only quotes, brackets and commas
+   and cuts its strings there: ``structure_of``);
 3. what is left is structure: ``[`` + ``{`` are the containers, commas + containers bound
    the items, and the deepest nesting is the maximum running sum of brackets.
 
@@ -30,6 +31,9 @@ MiB = 1024 * 1024
 _WINDOW = 1 << 20
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _TWO_FOR_OPENERS = bytes.maketrans(b"[]{}", b"\x02\x00\x02\x00")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{},')
+_ANY_STRING = re.compile(rb'"[^"]*+(?:"|\Z)')
+_HIDES_QUOTE = re.compile(rb'\\[\\"]')  # an escaped backslash or quote
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,6 +98,20 @@ def _long_string(at: int, allowed: int) -> JSONLimitError:
         limit="max_json_string_bytes",
         allowed=allowed,
     )
+
+
+def structure_of(text: bytes) -> bytes:
+    """The brackets and commas of ``text`` (JSON text whose escaped quotes and backslashes
+    are overwritten, starting outside a string) that lie outside its strings.
+
+    Four C-speed passes instead of one regex match per string: keep only quotes, brackets
+    and commas; drop every ``""`` pair (an empty remainder of a string, or the gap between
+    two strings with no bracket or comma in it: either way the quotes still alternate
+    open/close and nothing outside a string is lost); cut the few strings left (those that
+    hold a bracket or a comma, or one left open at the end).
+    """
+    kept = text.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    return _ANY_STRING.sub(b"", kept) if b'"' in kept else kept
 
 
 def max_depth(structure: bytes) -> int:
@@ -168,12 +186,14 @@ def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     n = bounds.max_json_string_bytes
-    opened = data.count(b"[") + data.count(b"{")
     most = min(bounds.max_json_depth, bounds.max_json_containers, bounds.max_json_items)
-    if len(data) <= n and data.count(b",") + opened <= most:
-        return  # counts over all bytes (strings too) bound every count from above
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    # Counts over all bytes (strings too) bound every count from above; past one window
+    # the scan below is the cheaper way to count.
+    small = len(data) <= min(n, _WINDOW)
+    if small and data.count(b",") + data.count(b"[") + data.count(b"{") <= most:
+        return
+    if b"\\" in data:  # one left-to-right pass pairs backslashes as the two replaces did
+        data = _HIDES_QUOTE.sub(b"__", data)
     short, tally, pos = _short_strings(n), _Tally(bounds), 0
     while pos < len(data):
         end = min(pos + _WINDOW, len(data))
@@ -184,9 +204,12 @@ def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS
             if end - opening - 2 > n:  # that string alone is too long: no need to cut it out
                 raise _long_string(opening, n)
         tally.add_strings(quotes // 2)
-        structure = short.sub(b"", data[pos:end])
-        if b'"' in structure:
-            match = _up_to_long_string(n).match(data, pos)
-            raise _long_string(match.end() if match else pos, n)
+        if end - pos <= n + 1:  # no string in this window can be longer than n bytes
+            structure = structure_of(data[pos:end])
+        else:
+            structure = short.sub(b"", data[pos:end])
+            if b'"' in structure:
+                match = _up_to_long_string(n).match(data, pos)
+                raise _long_string(match.end() if match else pos, n)
         tally.add(structure)
         pos = end

@@ -13,6 +13,8 @@ from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bou
 from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
 
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+# Indexes of at most nine digits (all below 2**32 - 1), one per line.
+_SHORT_INDEXES = re.compile(r"(?:(?:0|[1-9][0-9]{0,8})\n)*(?:0|[1-9][0-9]{0,8})")
 
 
 def is_array_index(key: str) -> bool:
@@ -23,6 +25,11 @@ def is_array_index(key: str) -> bool:
 def js_key_order(keys: Iterable[str]) -> list[str]:
     """Return ``keys`` in JavaScript own-property enumeration order."""
     keys = list(keys)
+    if not keys or min(keys) >= ":":  # no key starts with a digit
+        return keys
+    joined = "\n".join(keys)
+    if _SHORT_INDEXES.fullmatch(joined) and joined.count("\n") == len(keys) - 1:
+        return sorted(keys, key=int)  # every key an index below 10**9 (a book's entries)
     idx = [k for k in keys if is_array_index(k)]
     if not idx:
         return keys
@@ -32,13 +39,16 @@ def js_key_order(keys: Iterable[str]) -> list[str]:
     return sorted(idx, key=int) + [k for k in keys if k not in indexes]
 
 
-def _object_hook(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
-    d: dict[str, JSONValue] = {}
-    for k, v in pairs:
-        d[k] = v
-    if any(is_array_index(k) for k in d):
-        return {k: d[k] for k in js_key_order(d)}
-    return d
+def _object_hook(d: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    # The C scanner builds ``d`` as JSON.parse does: a repeated key keeps its first
+    # position and takes the last value. Only a key that starts with a digit can be an
+    # array index, and any such key is smaller than ":" (one C-speed ``min``).
+    if not d or min(d) >= ":":
+        return d
+    order = js_key_order(d)
+    if order == list(d):
+        return d
+    return {k: d[k] for k in order}
 
 
 def _no_constants(name: str) -> float:
@@ -60,7 +70,7 @@ def parse_json(text: str | bytes, *, bounds: JSONBounds | None = DEFAULT_JSON_BO
     """
     if bounds is not None:
         check_json_bounds(text, bounds)
-    return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_no_constants)
+    return json.loads(text, object_hook=_object_hook, parse_constant=_no_constants)
 
 
 def reorder(value: JSONValue) -> JSONValue:

@@ -87,9 +87,15 @@ def _book(
     name: str, world: dict[str, JSONValue], *, origin: Origin, trust: bool, policy: TrustPolicy
 ) -> Book:
     """The book; with ``trust=False``, or for entries marked untrusted when exported, the
-    entries are untrusted and neutralised under ``policy``."""
-    book = Book.from_json(name, world, origin=origin)
-    if book.entries is None or (trust and not any(marked_untrusted(e.data) for e in book.entries)):
+    entries are untrusted and neutralised under ``policy``.
+
+    ``world`` is ``parse_json`` output or a converter's object built from it under keys that
+    are not array indexes, so every object inside its entries is in JavaScript order."""
+    book = Book.from_json(name, world, origin=origin, js_ordered=True)
+    if book.entries is None:
+        return book
+    # an entry without ``extensions`` carries no mark: most entries, no call each
+    if trust and not any(marked_untrusted(e.data) for e in book.entries if "extensions" in e.data):
         return book
     untrusted = replace(origin, trusted=False)
     entries = tuple(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from worldinfo.importers.errors import Problem
-from worldinfo.importers.schema_check import conforms
+from worldinfo.importers.schema_quick import Check, compile_check
 from worldinfo.interchange import JSONValue, stringify
 
 _HERE = Path(__file__).resolve().parent
@@ -29,21 +29,20 @@ def schema_names() -> tuple[str, ...]:
 
 
 @functools.cache
-def schema_of(name: str) -> JSONValue:
-    """The parsed schema file of format ``name`` (e.g. ``st-world``)."""
-    text = (schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8")
-    value: JSONValue = json.loads(text)
-    return value
+def schema(name: str) -> Any:
+    """The schema of format ``name`` (e.g. ``st-world``), as read from its file."""
+    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
 @functools.cache
 def validator(name: str) -> Any:
     """The compiled validator for format ``name`` (e.g. ``st-world``)."""
+    # jsonschema is imported only when a document is judged by it: a valid document never
+    # is (``quick_check``), and the import costs more than reading most files.
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-    schema = schema_of(name)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    Draft202012Validator.check_schema(schema(name))
+    return Draft202012Validator(schema(name))
 
 
 def _path(base: str, parts: object) -> str:
@@ -53,16 +52,26 @@ def _path(base: str, parts: object) -> str:
     return out
 
 
+@functools.cache
+def quick_check(name: str) -> Check | None:
+    """The compiled yes/no check of format ``name`` (``None``: jsonschema always runs)."""
+    return compile_check(schema(name))
+
+
 def iter_schema_problems(name: str, value: JSONValue, *, where: str = "$") -> Iterator[Problem]:
     """Yield one ``Problem`` per schema violation of ``value`` against format ``name``.
+
+    A value the compiled check passes has none (jsonschema would report nothing); any other
+    value goes through jsonschema, which writes the problems.
 
     Args:
         name: the schema (format) name.
         value: the parsed JSON value.
         where: JSON path of ``value`` inside the file.
     """
-    if conforms(schema_of(name), value):
-        return  # valid: no need to load jsonschema (start-up time)
+    check = quick_check(name)
+    if check is not None and check(value):
+        return
     errors = sorted(validator(name).iter_errors(value), key=lambda e: list(map(str, e.path)))
     for err in errors:
         message = err.message
