@@ -193,8 +193,10 @@ class Session:
         if self.scan_cache is not None:
             plan = self.scan_cache.plan(self.books, self.selection, self.settings, trust=self.trust)
         if plan is not None:
-            plan.ensure_all_hashes()
-            entries: Sequence[Mapping[str, JSONValue]] = plan.entries
+            positions = sorted(p for key in wanted for p in plan.positions_of_key(key))
+            for pos in positions:
+                plan.ensure_hash(pos)
+            entries: Sequence[Mapping[str, JSONValue]] = [plan.entries[p] for p in positions]
         else:
             entries = sorted_entries(
                 self.books,

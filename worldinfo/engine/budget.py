@@ -72,8 +72,9 @@ def _own(
     assert fast is not None and fast.shared is not None
     if fast.shared[pos] is not entry:
         return entry
-    fast.plan.ensure_hash(pos)
     copy = dict(entry)
+    if not fast.plan.hashed[pos]:
+        fast.unhashed[id(copy)] = pos  # hashed when the result is read (``loop``)
     if scan.index is fast.shared_index:
         scan.index = dict(scan.index)
     scan.index[id(copy)] = pos

@@ -17,6 +17,7 @@ that a lazily computed ``hash`` is added: a scan copies an entry before it write
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -96,6 +97,10 @@ class Plan:
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
     _by_key: dict[str, list[int]] | None = None
+    _odd: set[int] | None = None
+    _odd_indexed: bool = False
+    _indexed_keys: set[str] = field(default_factory=set)
+    indexed: bytearray = field(default_factory=bytearray)
     delay_positions: list[int] = field(default_factory=list)
     plain: list[bool] = field(default_factory=list)
     any_group: bool = False
@@ -105,32 +110,64 @@ class Plan:
     untrusted: frozenset[str] = frozenset()
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
 
-    def ensure_hash(self, pos: int) -> None:
-        """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
-        without timed effects never reads the hash of an entry it does not activate."""
-        if self.hashed[pos]:
-            return
+    def ensure_hash(self, pos: int) -> int:
+        """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
+        it: a scan without timed effects never reads the hash of an entry it does not
+        activate, and activated entries get theirs when the result is read."""
         entry, world, memo = self.origins[pos]
         if not memo:
             obj = entry_object(entry, world, trust=self.trust)
             memo.append(entry_hash(decorate_unhashed(obj)))
-        self.entries[pos]["hash"] = memo[0]
-        self.hashed[pos] = 1
+        if not self.hashed[pos]:
+            self.entries[pos]["hash"] = memo[0]
+            self.hashed[pos] = 1
+        return memo[0]
 
     def ensure_all_hashes(self) -> None:
-        """Hash every entry and index them by hash (timed effects compare hashes)."""
+        """Hash every entry and index them all by hash."""
         if self.all_hashed:
             return
+        self.by_hash.clear()
         for pos in range(len(self.entries)):
-            self.ensure_hash(pos)
-            h = self.entries[pos]["hash"]
-            assert isinstance(h, int)
-            self.by_hash.setdefault(h, []).append(pos)
+            self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
         self.all_hashed = True
 
+    def index_key(self, key: str) -> None:
+        """Hash the entries whose ``"world.uid"`` is ``key`` and index them by hash.
+
+        Entries with equal hashes have equal JSON text (barring a cyrb53 collision,
+        ``port.yaml``), so equal ``world`` and ``uid`` and the same key; only a ``world`` or
+        ``uid`` whose JSON text does not decide its ``String`` (``null``, ``NaN``, arrays,
+        ...) is not plain: those entries are indexed together. So every position listed
+        under a hash in ``by_hash`` is all the positions with that hash.
+        """
+        if self.all_hashed or key in self._indexed_keys:
+            return
+        self._indexed_keys.add(key)
+        positions = self.positions_of_key(key)
+        assert self._odd is not None  # built with the key table
+        if self._odd and not self._odd_indexed and any(p in self._odd for p in positions):
+            self._odd_indexed = True
+            positions = sorted(set(positions) | self._odd)
+        for pos in positions:
+            if not self.indexed[pos]:
+                self.indexed[pos] = 1
+                self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
+
+    def find_record(self, key: str, text: str) -> int | None:
+        """Position of the first entry whose ``String(hash)`` is ``text``, for the timed
+        effect recorded under ``key``: the entries under ``key`` are hashed first; only when
+        none of them has the hash is every entry hashed (a record of another entry)."""
+        self.index_key(key)
+        pos = self.first_with_hash(text)
+        if pos is None and not self.all_hashed:
+            self.ensure_all_hashes()
+            pos = self.first_with_hash(text)
+        return pos
+
     def first_with_hash(self, text: str) -> int | None:
-        """Position of the first entry whose ``String(hash)`` is ``text`` (hashes are
-        integers below 2**53, so their strings are plain decimals)."""
+        """Position of the first indexed entry whose ``String(hash)`` is ``text`` (hashes
+        are integers below 2**53, so their strings are plain decimals)."""
         if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
             return None
         positions = self.by_hash.get(int(text))
@@ -140,9 +177,23 @@ class Plan:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
         if self._by_key is None:
             self._by_key = {}
+            self._odd = set()
             for pos, k in enumerate(self.keys):
                 self._by_key.setdefault(k, []).append(pos)
+                e = self.entries[pos]
+                if not (
+                    _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
+                ):
+                    self._odd.add(pos)
         return self._by_key.get(key, [])
+
+
+def _plain_id(value: JSONValue) -> bool:
+    """Is ``value``'s JSON text one-to-one with its ``String`` (strings, booleans,
+    ``undefined``, finite numbers)?"""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is UNDEFINED or isinstance(value, (str, int))
 
 
 class ScanCache:
@@ -365,6 +416,7 @@ def build_plan(
         needles=needles,
         origins=origins,
         hashed=bytearray(len(entries)),
+        indexed=bytearray(len(entries)),
         trust=trust.policy,
         untrusted=trust.untrusted,
     )
@@ -401,6 +453,8 @@ def build_plan(
                     table.setdefault(nid, []).append(pos)
         elif kind == Kind.ALWAYS:
             plan.always_visit.append(pos)
+        if "hash" in e:  # a stored ``hash`` field would read as the entry's own hash
+            plan.ensure_hash(pos)
         if _js.truthy(e.get("delay", UNDEFINED)):
             plan.delay_positions.append(pos)
         plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
