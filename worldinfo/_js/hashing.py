@@ -52,4 +52,10 @@ def st_token_estimate(text: JSONValue) -> int:
     """SillyTavern's fallback token count: ``ceil(utf16_len / 3.35)``; 0 for non-strings."""
     if not isinstance(text, str) or not text:
         return 0
-    return math.ceil(utf16_len(text) / 3.35)
+    return st_tokens_for_length(utf16_len(text))
+
+
+def st_tokens_for_length(units: int) -> int:
+    """``st_token_estimate`` of a non-empty string of ``units`` UTF-16 code units (the
+    estimate depends on the length alone, so a growing text can be counted piece by piece)."""
+    return math.ceil(units / 3.35)

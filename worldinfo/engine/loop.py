@@ -282,7 +282,9 @@ def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[
         pos = pending.get(id(entry))
         if pos is None:
             continue
-        if any(_js.truthy(entry.get(t)) for t in ("sticky", "cooldown")):
+        if (entry.get("sticky") is not None or entry.get("cooldown") is not None) and any(
+            _js.truthy(entry.get(t)) for t in ("sticky", "cooldown")
+        ):
             entry["hash"] = plan.ensure_hash(pos)
         else:
             later.append((entry, pos))

@@ -31,10 +31,9 @@ from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
 from worldinfo.engine.gathering import (
     BookSelection,
     SelectedBooks,
-    decorate_unhashed,
+    decorated_object,
     delay_levels,
     entry_hash,
-    entry_object,
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
@@ -116,8 +115,7 @@ class Plan:
         activate, and activated entries get theirs when the result is read."""
         entry, world, memo = self.origins[pos]
         if not memo:
-            obj = entry_object(entry, world, trust=self.trust)
-            memo.append(entry_hash(decorate_unhashed(obj)))
+            memo.append(entry_hash(decorated_object(entry, world, trust=self.trust)))
         if not self.hashed[pos]:
             self.entries[pos]["hash"] = memo[0]
             self.hashed[pos] = 1
@@ -264,8 +262,8 @@ class ScanCache:
         for entry in book.entries:
             hit = old.get(id(entry))
             if hit is None or hit[1][0] is not entry:
-                obj = entry_object(entry, book.name, trust=self._trust)
-                hit = (decorate_unhashed(obj), (entry, book.name, []))
+                obj = decorated_object(entry, book.name, trust=self._trust)
+                hit = (obj, (entry, book.name, []))
             fresh[id(entry)] = hit
             out.append(hit)
         self._entries[name] = fresh
@@ -367,28 +365,137 @@ def _secondary(
     )
 
 
-def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
-    """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
-    ``entry_rules`` functions it calls)."""
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What an entry's scalar fields (``FACT_FIELDS``) decide; shared by every entry with
+    the same values, so each distinct combination is read through the rules once."""
+
+    disabled: bool
+    constant: bool
+    plain_fields: bool
+    """``delayUntilRecursion`` and ``excludeRecursion`` leave the entry to its keys."""
+    config: tuple[float | None, tuple[bool, ...]]
+    ignore_budget: bool
+    delay: bool
+    group: bool
+
+
+FACT_FIELDS = (
+    "disable",
+    "constant",
+    "delayUntilRecursion",
+    "excludeRecursion",
+    "caseSensitive",
+    "matchWholeWords",
+    "scanDepth",
+    *(f for f, _ in MATCH_FLAGS),
+    "ignoreBudget",
+    "delay",
+    "group",
+)
+_ABSENTS = (object(),) * len(FACT_FIELDS)
+
+
+def facts(entry: RawEntry) -> Facts:
+    """The ``Facts`` of an entry (reads only ``FACT_FIELDS``, through ``entry_rules``)."""
     rules = entry_rules
-    if rules.is_disabled(entry):
+    sd = entry.get("scanDepth", UNDEFINED)
+    return Facts(
+        disabled=rules.is_disabled(entry),
+        constant=rules.is_constant(entry),
+        plain_fields=not _js.truthy(rules.delay_level(entry))
+        and not rules.excludes_recursion(entry),
+        config=(
+            None if _js.nullish(sd) else _js.to_number(sd),
+            tuple(_js.truthy(entry.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
+        ),
+        ignore_budget=_js.truthy(entry.get("ignoreBudget", UNDEFINED)),
+        delay=_js.truthy(entry.get("delay", UNDEFINED)),
+        group=_js.truthy(entry.get("group", UNDEFINED)),
+    )
+
+
+def _kind(
+    entry: RawEntry,
+    primary: tuple[int, ...],
+    secondary: Secondary | None,
+    *,
+    known: Facts | None = None,
+) -> Kind:
+    """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
+    ``entry_rules`` functions it calls; ``known``: the entry's ``facts``)."""
+    rules = entry_rules
+    f = known or facts(entry)
+    if f.disabled:
         return Kind.NEVER
-    if rules.has_decorator(entry, rules.ACTIVATE) or rules.is_constant(entry):
+    decorated = bool(entry.get("decorators"))  # ``[]`` holds neither decorator
+    if (decorated and rules.has_decorator(entry, rules.ACTIVATE)) or f.constant:
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
-    decided = all(s >= EMPTY for s in primary) and (
-        secondary is None or all(s >= EMPTY for s in secondary.slots)
-    )
+    decided = min(primary) >= EMPTY and (secondary is None or min(secondary.slots) >= EMPTY)
     plain = (
-        rules.triggers(entry) is None
+        decided
+        and f.plain_fields
+        and rules.triggers(entry) is None
         and rules.character_filter(entry) is None
-        and not _js.truthy(rules.delay_level(entry))
-        and not rules.excludes_recursion(entry)
-        and not rules.has_decorator(entry, rules.DONT_ACTIVATE)
-        and decided
+        and not (decorated and rules.has_decorator(entry, rules.DONT_ACTIVATE))
     )
     return Kind.PLAIN if plain else Kind.GATED
+
+
+class _Prepare:
+    """Per-plan memo of ``facts`` by field values and of key slots by key text: books
+    repeat the same settings and keys across thousands of entries."""
+
+    def __init__(self, settings: Settings, needles: KeyIndex, gate: Gate) -> None:
+        self.settings = settings
+        self.needles = needles
+        self.gate = gate
+        self._facts: dict[tuple[object, ...], tuple[Facts, dict[str, int]]] = {}
+
+    def facts(self, entry: RawEntry) -> tuple[Facts, dict[str, int] | None]:
+        """The entry's facts, and the slot memo of its case/whole-word context (``None``:
+        do not memoise, e.g. an untrusted entry)."""
+        sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
+        try:
+            got = self._facts.get(sig)
+        except TypeError:  # a list or object in a scalar field: no sharing
+            return facts(entry), None
+        if got is None:
+            got = self._facts[sig] = (facts(entry), {})
+        untrusted = self.gate.untrusted and entry_key(entry) in self.gate.untrusted
+        return got[0], None if untrusted else got[1]
+
+    def slots(
+        self, keys: JSONValue, entry: RawEntry, memo: dict[str, int] | None
+    ) -> tuple[int, ...]:
+        """``_slot`` of each key; memoised for non-regex keys by text within a context."""
+        if not isinstance(keys, list):
+            return ()
+        if memo is not None:
+            try:
+                return tuple([memo[k] for k in keys])
+            except (KeyError, TypeError):  # a key seen first, or not a string
+                pass
+        out: list[int] = []
+        for k in keys:
+            slot = memo.get(k) if memo is not None and isinstance(k, str) else None
+            if slot is None:
+                slot = _slot(k, entry, self.settings, self.needles, self.gate)
+                if memo is not None and slot >= EMPTY and isinstance(k, str):
+                    memo[k] = slot
+            out.append(slot)
+        return tuple(out)
+
+    def secondary(self, entry: RawEntry, memo: dict[str, int] | None) -> Secondary | None:
+        """``_secondary``, with the slot memo."""
+        sec = entry_rules.secondary_keys(entry)
+        if sec is None:
+            return None
+        return Secondary(
+            logic=entry_rules.selective_logic(entry), slots=self.slots(sec, entry, memo)
+        )
 
 
 def build_plan(
@@ -420,43 +527,39 @@ def build_plan(
         trust=trust.policy,
         untrusted=trust.untrusted,
     )
+    prepare = _Prepare(settings, needles, trust)
+    by_needle = plan.by_needle
     for pos, e in enumerate(entries):
-        keys = e.get("key", UNDEFINED)
-        primary = (
-            tuple(_slot(k, e, settings, needles, trust) for k in keys)
-            if isinstance(keys, list)
-            else ()
-        )
-        secondary = _secondary(e, settings, needles, trust)
-        kind = _kind(e, primary, secondary)
-        sd = e.get("scanDepth", UNDEFINED)
-        cfg = (
-            None if _js.nullish(sd) else _js.to_number(sd),
-            tuple(_js.truthy(e.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
-        )
-        cid = configs.setdefault(cfg, len(configs))
-        if cid == len(plan.by_needle):
-            plan.by_needle.append({})
-            plan.configs.append(cfg)
+        known, memo = prepare.facts(e)
+        primary = prepare.slots(e.get("key", UNDEFINED), e, memo)
+        secondary = prepare.secondary(e, memo)
+        kind = _kind(e, primary, secondary, known=known)
+        cid = configs.setdefault(known.config, len(configs))
+        if cid == len(by_needle):
+            by_needle.append({})
+            plan.configs.append(known.config)
         plan.kind.append(kind)
         plan.plain.append(kind == Kind.PLAIN)
         plan.config.append(cid)
         plan.primary.append(primary)
         plan.secondary.append(secondary)
-        if _js.truthy(e.get("ignoreBudget", UNDEFINED)):
-            plan.any_ignore_budget = True
-        if kind in (Kind.PLAIN, Kind.GATED):
-            table = plan.by_needle[cid]
-            for slot in dict.fromkeys(primary):
+        if kind == Kind.PLAIN or kind == Kind.GATED:
+            table = by_needle[cid]
+            for slot in primary if len(primary) == 1 else dict.fromkeys(primary):
                 nid = slot if slot >= 0 else REGEX - slot if slot <= REGEX else -1
                 if nid >= 0:
-                    table.setdefault(nid, []).append(pos)
+                    got = table.get(nid)
+                    if got is None:
+                        table[nid] = [pos]
+                    else:
+                        got.append(pos)
         elif kind == Kind.ALWAYS:
             plan.always_visit.append(pos)
         if "hash" in e:  # a stored ``hash`` field would read as the entry's own hash
             plan.ensure_hash(pos)
-        if _js.truthy(e.get("delay", UNDEFINED)):
+        if known.delay:
             plan.delay_positions.append(pos)
-        plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
+        plan.any_ignore_budget = plan.any_ignore_budget or known.ignore_budget
+        plan.any_group = plan.any_group or known.group
     needles.freeze()
     return plan
