@@ -18,6 +18,7 @@ that a lazily computed ``hash`` is added: a scan copies an entry before it write
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -96,7 +97,6 @@ class Plan:
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
     _by_key: dict[str, list[int]] | None = None
-    _odd: set[int] | None = None
     _odd_indexed: bool = False
     _indexed_keys: set[str] = field(default_factory=set)
     indexed: bytearray = field(default_factory=bytearray)
@@ -143,10 +143,10 @@ class Plan:
             return
         self._indexed_keys.add(key)
         positions = self.positions_of_key(key)
-        assert self._odd is not None  # built with the key table
-        if self._odd and not self._odd_indexed and any(p in self._odd for p in positions):
+        if not self._odd_indexed and not all(self._plain(p) for p in positions):
             self._odd_indexed = True
-            positions = sorted(set(positions) | self._odd)
+            odd = [p for p in range(len(self.entries)) if not self._plain(p)]
+            positions = sorted(set(positions) | set(odd))
         for pos in positions:
             if not self.indexed[pos]:
                 self.indexed[pos] = 1
@@ -174,16 +174,18 @@ class Plan:
     def positions_of_key(self, key: str) -> list[int]:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
         if self._by_key is None:
-            self._by_key = {}
-            self._odd = set()
-            for pos, k in enumerate(self.keys):
-                self._by_key.setdefault(k, []).append(pos)
-                e = self.entries[pos]
-                if not (
-                    _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
-                ):
-                    self._odd.add(pos)
+            keys = self.keys
+            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+            self._by_key = {k: [p] for k, p in first.items()}
+            if len(first) < len(keys):  # some key is shared: list every position
+                self._by_key = {}
+                for pos, k in enumerate(keys):
+                    self._by_key.setdefault(k, []).append(pos)
         return self._by_key.get(key, [])
+
+    def _plain(self, pos: int) -> bool:
+        e = self.entries[pos]
+        return _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
 
 
 def _plain_id(value: JSONValue) -> bool:
@@ -394,6 +396,7 @@ FACT_FIELDS = (
     "group",
 )
 _ABSENTS = (object(),) * len(FACT_FIELDS)
+_FACT_GETTER = operator.itemgetter(*FACT_FIELDS)
 
 
 def facts(entry: RawEntry) -> Facts:
@@ -453,11 +456,19 @@ class _Prepare:
         self.needles = needles
         self.gate = gate
         self._facts: dict[tuple[object, ...], tuple[Facts, dict[str, int]]] = {}
+        self._all_fields = True
 
     def facts(self, entry: RawEntry) -> tuple[Facts, dict[str, int] | None]:
         """The entry's facts, and the slot memo of its case/whole-word context (``None``:
         do not memoise, e.g. an untrusted entry)."""
-        sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
+        sig: tuple[object, ...] | None = None
+        if self._all_fields:  # books are uniform: stop trying after the first miss
+            try:
+                sig = _FACT_GETTER(entry)
+            except KeyError:
+                self._all_fields = False
+        if sig is None:  # some field is missing: an ``_ABSENTS`` marker stands for it
+            sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
         try:
             got = self._facts.get(sig)
         except TypeError:  # a list or object in a scalar field: no sharing
