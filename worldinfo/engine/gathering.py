@@ -194,6 +194,11 @@ def entry_hash(obj: dict[str, JSONValue]) -> int:
     return _js.string_hash(_js.stringify(obj))
 
 
+def entry_hashes(objs: Sequence[dict[str, JSONValue]]) -> list[int]:
+    """``entry_hash`` of each object, the strings hashed together (``_js.string_hashes``)."""
+    return _js.string_hashes([_js.stringify(obj) for obj in objs])
+
+
 def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
     """A copy of ``entry`` with its ``decorators``, stripped ``content`` and ``hash`` (R13)."""
     obj = decorate_unhashed(entry)

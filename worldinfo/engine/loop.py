@@ -292,6 +292,7 @@ def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[
         return None
 
     def finish() -> None:
+        plan.ensure_hashes([pos for _, pos in later])
         for entry, pos in later:
             entry["hash"] = plan.ensure_hash(pos)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -35,6 +35,7 @@ from worldinfo.engine.gathering import (
     decorated_object,
     delay_levels,
     entry_hash,
+    entry_hashes,
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
@@ -121,10 +122,27 @@ class Plan:
             self.hashed[pos] = 1
         return memo[0]
 
+    def ensure_hashes(self, positions: Sequence[int]) -> None:
+        """``ensure_hash`` for each position; the entries not hashed before are hashed in
+        one batch (``entry_hashes``)."""
+        todo = [p for p in positions if not self.origins[p][2]]
+        if len(todo) > 1:
+            objs = [
+                decorated_object(e, w, trust=self.trust)
+                for e, w, _ in map(self.origins.__getitem__, todo)
+            ]
+            for pos, h in zip(todo, entry_hashes(objs), strict=True):
+                memo = self.origins[pos][2]
+                if not memo:  # an entry selected twice shares its origin
+                    memo.append(h)
+        for pos in positions:
+            self.ensure_hash(pos)
+
     def ensure_all_hashes(self) -> None:
         """Hash every entry and index them all by hash."""
         if self.all_hashed:
             return
+        self.ensure_hashes(range(len(self.entries)))
         self.by_hash.clear()
         for pos in range(len(self.entries)):
             self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
@@ -175,7 +193,7 @@ class Plan:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
         if self._by_key is None:
             keys = self.keys
-            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
             self._by_key = {k: [p] for k, p in first.items()}
             if len(first) < len(keys):  # some key is shared: list every position
                 self._by_key = {}
