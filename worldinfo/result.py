@@ -74,7 +74,7 @@ class ScanResult:
     @property
     def activated_keys(self) -> list[tuple[JSONValue, JSONValue]]:
         """``(world, uid)`` of every activated entry, in activation order."""
-        return [(e.get("world"), e.get("uid")) for e in self.activated]
+        return [(e.get("world"), e.get("uid")) for e in self._activated]  # no hash needed
 
     def to_json(self) -> dict[str, JSONValue]:
         """The result in the golden cases' field names, canonicalised (sorted keys)."""

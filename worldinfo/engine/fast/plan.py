@@ -369,7 +369,7 @@ def _slot(
         text = _js.lower(text)
     if "\n" in text or "\x01" in text:
         return UNKNOWN
-    word = entry_rules.whole_words(entry, settings, text)
+    word = entry_rules.whole_words(entry, settings) and entry_rules.one_word(text)
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
@@ -387,45 +387,24 @@ def _secondary(
 
 @dataclass(frozen=True, slots=True)
 class Facts:
-    """What an entry's scalar fields (``FACT_FIELDS``) decide; shared by every entry with
-    the same values, so each distinct combination is read through the rules once."""
+    """What the plan reads from an entry's scan settings (``FACT_FIELDS``) itself; shared
+    by every entry with the same values."""
 
-    disabled: bool
-    constant: bool
-    plain_fields: bool
-    """``delayUntilRecursion`` and ``excludeRecursion`` leave the entry to its keys."""
     config: tuple[float | None, tuple[bool, ...]]
     ignore_budget: bool
     delay: bool
     group: bool
 
 
-FACT_FIELDS = (
-    "disable",
-    "constant",
-    "delayUntilRecursion",
-    "excludeRecursion",
-    "caseSensitive",
-    "matchWholeWords",
-    "scanDepth",
-    *(f for f, _ in MATCH_FLAGS),
-    "ignoreBudget",
-    "delay",
-    "group",
-)
+FACT_FIELDS = ("scanDepth", *(f for f, _ in MATCH_FLAGS), "ignoreBudget", "delay", "group")
 _ABSENTS = (object(),) * len(FACT_FIELDS)
 _FACT_GETTER = operator.itemgetter(*FACT_FIELDS)
 
 
 def facts(entry: RawEntry) -> Facts:
-    """The ``Facts`` of an entry (reads only ``FACT_FIELDS``, through ``entry_rules``)."""
-    rules = entry_rules
+    """The ``Facts`` of an entry (reads only ``FACT_FIELDS``)."""
     sd = entry.get("scanDepth", UNDEFINED)
     return Facts(
-        disabled=rules.is_disabled(entry),
-        constant=rules.is_constant(entry),
-        plain_fields=not _js.truthy(rules.delay_level(entry))
-        and not rules.excludes_recursion(entry),
         config=(
             None if _js.nullish(sd) else _js.to_number(sd),
             tuple(_js.truthy(entry.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
@@ -436,49 +415,43 @@ def facts(entry: RawEntry) -> Facts:
     )
 
 
-def _kind(
-    entry: RawEntry,
-    primary: tuple[int, ...],
-    secondary: Secondary | None,
-    *,
-    known: Facts | None = None,
-) -> Kind:
+def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
     """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
-    ``entry_rules`` functions it calls; ``known``: the entry's ``facts``)."""
+    ``entry_rules`` functions it calls)."""
     rules = entry_rules
-    f = known or facts(entry)
-    if f.disabled:
+    if rules.is_disabled(entry):
         return Kind.NEVER
-    decorated = bool(entry.get("decorators"))  # ``[]`` holds neither decorator
-    if (decorated and rules.has_decorator(entry, rules.ACTIVATE)) or f.constant:
+    if rules.has_decorator(entry, rules.ACTIVATE) or rules.is_constant(entry):
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
     decided = min(primary) >= EMPTY and (secondary is None or min(secondary.slots) >= EMPTY)
     plain = (
         decided
-        and f.plain_fields
         and rules.triggers(entry) is None
         and rules.character_filter(entry) is None
-        and not (decorated and rules.has_decorator(entry, rules.DONT_ACTIVATE))
+        and not _js.truthy(rules.delay_level(entry))
+        and not rules.excludes_recursion(entry)
+        and not rules.has_decorator(entry, rules.DONT_ACTIVATE)
     )
     return Kind.PLAIN if plain else Kind.GATED
 
 
 class _Prepare:
-    """Per-plan memo of ``facts`` by field values and of key slots by key text: books
-    repeat the same settings and keys across thousands of entries."""
+    """Per-plan memos: ``facts`` by the values of ``FACT_FIELDS``, and key slots by key text
+    within the outcome of the entry-level key rules (``case_sensitive``, ``whole_words``):
+    books repeat the same settings and keys across thousands of entries."""
 
     def __init__(self, settings: Settings, needles: KeyIndex, gate: Gate) -> None:
         self.settings = settings
         self.needles = needles
         self.gate = gate
-        self._facts: dict[tuple[object, ...], tuple[Facts, dict[str, int]]] = {}
+        self._facts: dict[tuple[object, ...], Facts] = {}
+        self._slots: dict[tuple[bool, bool], dict[str, int]] = {}
         self._all_fields = True
 
-    def facts(self, entry: RawEntry) -> tuple[Facts, dict[str, int] | None]:
-        """The entry's facts, and the slot memo of its case/whole-word context (``None``:
-        do not memoise, e.g. an untrusted entry)."""
+    def facts(self, entry: RawEntry) -> Facts:
+        """The entry's facts."""
         sig: tuple[object, ...] | None = None
         if self._all_fields:  # books are uniform: stop trying after the first miss
             try:
@@ -489,12 +462,26 @@ class _Prepare:
             sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
         try:
             got = self._facts.get(sig)
-        except TypeError:  # a list or object in a scalar field: no sharing
-            return facts(entry), None
+        except TypeError:  # a list or object in a field: no sharing
+            return facts(entry)
         if got is None:
-            got = self._facts[sig] = (facts(entry), {})
-        untrusted = self.gate.untrusted and entry_key(entry) in self.gate.untrusted
-        return got[0], None if untrusted else got[1]
+            got = self._facts[sig] = facts(entry)
+        return got
+
+    def memo(self, entry: RawEntry) -> dict[str, int] | None:
+        """The slot memo of the entry's key-rule outcome (``None``: an untrusted entry,
+        whose keys the trust policy may refuse one by one)."""
+        if self.gate.untrusted and entry_key(entry) in self.gate.untrusted:
+            return None
+        rules = entry_rules
+        context = (
+            rules.case_sensitive(entry, self.settings),
+            rules.whole_words(entry, self.settings),
+        )
+        got = self._slots.get(context)
+        if got is None:
+            got = self._slots[context] = {}
+        return got
 
     def slots(
         self, keys: JSONValue, entry: RawEntry, memo: dict[str, int] | None
@@ -559,10 +546,11 @@ def build_plan(
     prepare = _Prepare(settings, needles, trust)
     by_needle = plan.by_needle
     for pos, e in enumerate(entries):
-        known, memo = prepare.facts(e)
+        known = prepare.facts(e)
+        memo = prepare.memo(e)
         primary = prepare.slots(e.get("key", UNDEFINED), e, memo)
         secondary = prepare.secondary(e, memo)
-        kind = _kind(e, primary, secondary, known=known)
+        kind = _kind(e, primary, secondary)
         cid = configs.setdefault(known.config, len(configs))
         if cid == len(by_needle):
             by_needle.append({})
