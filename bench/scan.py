@@ -159,6 +159,7 @@ def turn_table(args: argparse.Namespace) -> int:
     old = None
     if args.base is not None:
         old = scan_turns.on_base(args.base, args.large, repeats=args.repeats, runs=args.cold_runs)
+    print(f"now: {new['code']}" + (f"; base: {old['code']}" if old else ""))
     if args.json:
         print(json.dumps({"now": new, "base": old}))
     else:

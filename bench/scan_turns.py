@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import worldinfo
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance.st import first_difference, message, observed, session_for
 from worldinfo.engine.fast.plan import ScanCache
@@ -77,12 +78,14 @@ def cold(path: Path, *, runs: int) -> dict[str, float]:
     """Medians over ``runs`` fresh processes (ms of CPU time; ``total_wall_ms`` wall)."""
     name = next(iter(parse_json(path.read_bytes())["books"]))
     got = []
+    checkout = Path(worldinfo.__file__).resolve().parent.parent  # ``-c`` puts the cwd first
     for _ in range(runs):
         done = subprocess.run(
-            [sys.executable, "-c", COLD, str(path), name],
+            [sys.executable, "-c", COLD, str(path.resolve()), name],
             capture_output=True,
             text=True,
             check=True,
+            cwd=checkout,
         )
         got.append(json.loads(done.stdout))
     out = {f"{k}_ms": round(statistics.median(g[k] for g in got) * 1000, 1) for k in got[0]}
@@ -178,7 +181,8 @@ def next_turn(case: Case, *, repeats: int) -> dict[str, Any]:
 def table(path: Path, *, repeats: int, runs: int) -> dict[str, Any]:
     """Every figure of the turn table for this process's code."""
     case = parse_json(path.read_bytes())
-    out: dict[str, Any] = {"cold": cold(path, runs=runs)}
+    out: dict[str, Any] = {"code": str(Path(worldinfo.__file__).resolve().parent)}
+    out["cold"] = cold(path, runs=runs)
     out.update(warm(case, repeats=repeats))
     nxt = next_turn(case, repeats=max(3, repeats // 2))
     out["ok"] = out["ok"] and nxt.pop("ok")
@@ -196,8 +200,8 @@ def on_base(base: Path, path: Path, *, repeats: int, runs: int) -> dict[str, Any
         " runs=int(sys.argv[4]))))"
     )
     here = str(Path(__file__).resolve().parent)
-    args = [sys.executable, "-c", code, here, str(path), str(repeats), str(runs)]
-    done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    args = [sys.executable, "-c", code, here, str(path.resolve()), str(repeats), str(runs)]
+    done = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=base)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
