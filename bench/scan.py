@@ -12,6 +12,7 @@ per-line key cache before every run, so all text is matched afresh.
     python bench/scan.py                       # everything (about 8 minutes)
     python bench/scan.py --large golden/st-perf/large.json --json
     python bench/scan.py --memory 50000        # peak RSS of one 50k-entry scan
+    python bench/scan.py --table --base ../base # cold/first/unseen/steady/next turn, both
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: base runs
 
 import itertools
+
+import scan_turns  # bench/ is the script's directory
 
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance import generate as gen
@@ -140,6 +143,33 @@ def peak_memory(entries: int) -> float:
     return int(done.stdout.strip()) / 1024
 
 
+def machine() -> str:
+    """CPU count and model, Python version, load average."""
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.exists() else []
+    cpu = next((x.split(":", 1)[1].strip() for x in lines if "model name" in x), "")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}, load {load}"
+
+
+def turn_table(args: argparse.Namespace) -> int:
+    """Print the cold / first / unseen / steady / next-turn table (and ``--base`` beside)."""
+    print(f"machine: {machine()}")
+    new = scan_turns.table(args.large, repeats=args.repeats, runs=args.cold_runs)
+    old = None
+    if args.base is not None:
+        old = scan_turns.on_base(args.base, args.large, repeats=args.repeats, runs=args.cold_runs)
+    print(f"now: {new['code']}" + (f"; base: {old['code']}" if old else ""))
+    if args.json:
+        print(json.dumps({"now": new, "base": old}))
+    else:
+        print("\n".join(scan_turns.render(new, old)))
+        print(f"timed-effect records after turn 2: {new['records']}")
+        print("results match" if new["ok"] else "MISMATCH: a result differs")
+    print(f"machine after: {machine()}")
+    return 0 if new["ok"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
@@ -148,10 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="only the large case, one object")
     parser.add_argument("--memory", type=int, metavar="ENTRIES", help="peak RSS only")
     parser.add_argument("--quick", action="store_true", help="no straightforward run at 50k")
+    parser.add_argument("--table", action="store_true", help="only the large.json turn table")
+    parser.add_argument("--base", type=Path, help="also run the turn table on this checkout")
+    parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes for 'cold'")
     args = parser.parse_args(argv)
     if args.memory:
         print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MiB")
         return 0
+    if args.table:
+        return turn_table(args)
     large = measure(parse_json(args.large.read_bytes()), repeats=args.repeats)
     report: dict[str, Any] = {
         "large": {
@@ -166,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report))
         return 0 if large["matches"] else 1
     ok = large["matches"]
-    info = Path("/proc/cpuinfo")
-    lines = info.read_text().splitlines() if info.exists() else []
-    cpu = next((x.split(":", 1)[1].strip() for x in lines if "model name" in x), "")
-    print(f"machine: {os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}")
+    print(f"machine: {machine()}")
     print(f"large.json (5000 entries, 200 messages): {large}")
+    turns = scan_turns.table(args.large, repeats=args.repeats, runs=args.cold_runs)
+    ok = ok and turns["ok"]
+    print("\n".join(scan_turns.render(turns, None)))
     if args.longchat.exists():
         lc = measure(parse_json(args.longchat.read_bytes()), repeats=3)
         ok = ok and lc["matches"]

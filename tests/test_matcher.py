@@ -40,7 +40,7 @@ def needle_for(key: str, entry: dict[str, bool], config: Settings) -> Needle | N
     text = text if case else _js.lower(text)
     if "\n" in text or "\x01" in text:
         return None
-    word = entry_rules.whole_words(entry, config, text)
+    word = entry_rules.whole_words(entry, config) and entry_rules.one_word(text)
     return Needle(text=text, lowered=not case, whole_word=word)
 
 

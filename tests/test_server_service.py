@@ -154,7 +154,7 @@ def test_a_generate_response_encodes_the_result_as_to_json_does(
     note: str | None,
 ) -> None:
     result = ScanResult(
-        activated=tuple(activated),
+        _activated=tuple(activated),
         before=text,
         after=text[::-1],
         depth=tuple(DepthGroup(depth=d, role=r, entries=tuple(e)) for d, r, e in depth),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from worldinfo._js import UNDEFINED, JSONValue, canonical
@@ -44,7 +44,9 @@ class ScanResult:
     no entries). ``error`` is set, and nothing else is meaningful, where SillyTavern throws.
     """
 
-    activated: tuple[Mapping[str, JSONValue], ...] = ()
+    _activated: tuple[Mapping[str, JSONValue], ...] = field(default=(), repr=False)
+    _finish: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    """Gives the activated entries their ``hash`` on first read (``None``: done)."""
     before: str = ""
     after: str = ""
     depth: tuple[DepthGroup, ...] = ()
@@ -61,9 +63,18 @@ class ScanResult:
     trace: Trace | None = None
 
     @property
+    def activated(self) -> tuple[Mapping[str, JSONValue], ...]:
+        """The activated entry objects, in activation order (see the class docstring)."""
+        finish = self._finish
+        if finish is not None:
+            finish()
+            object.__setattr__(self, "_finish", None)
+        return self._activated
+
+    @property
     def activated_keys(self) -> list[tuple[JSONValue, JSONValue]]:
         """``(world, uid)`` of every activated entry, in activation order."""
-        return [(e.get("world"), e.get("uid")) for e in self.activated]
+        return [(e.get("world"), e.get("uid")) for e in self._activated]  # no hash needed
 
     def to_json(self) -> dict[str, JSONValue]:
         """The result in the golden cases' field names, canonicalised (sorted keys)."""

@@ -16,7 +16,13 @@ from worldinfo._js.bounds import (
     JSONLimitError,
     check_json_bounds,
 )
-from worldinfo._js.hashing import mulberry32, st_token_estimate, string_hash
+from worldinfo._js.hashing import (
+    mulberry32,
+    st_token_estimate,
+    st_tokens_for_length,
+    string_hash,
+    string_hashes,
+)
 from worldinfo._js.objects import (
     canonical,
     is_array_index,
@@ -96,8 +102,10 @@ __all__ = [
     "split_group",
     "split_ws",
     "st_token_estimate",
+    "st_tokens_for_length",
     "strict_eq",
     "string_hash",
+    "string_hashes",
     "stringify",
     "to_number",
     "to_string",

@@ -21,6 +21,10 @@ def probability_and_budget(
     else:
         remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
     new_content = ""
+    # The default estimate depends on the length alone: count the text as it grows instead
+    # of measuring the whole of it again for every entry. Any other counter sees the text.
+    additive = scan.count_tokens is _js.st_token_estimate
+    units = 0
     tracing = scan.trace is not None
     for i, entry in enumerate(candidates):
         ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
@@ -51,9 +55,15 @@ def probability_and_budget(
         if fast is not None and fast.shared is not None and pos is not None:
             entry = _own(scan, candidates, i, entry, pos)
         entry["content"] = content
-        new_content += entry["content"] + "\n"
+        if additive:
+            units += _js.utf16_len(content) + 1
+        else:
+            new_content += entry["content"] + "\n"
         if not ignore:
-            used = base_tokens + scan.count_tokens(new_content)
+            counted = (
+                _js.st_tokens_for_length(units) if additive else scan.count_tokens(new_content)
+            )
+            used = base_tokens + counted
             if used >= scan.budget:
                 scan.overflowed = True
                 if tracing:
@@ -72,8 +82,9 @@ def _own(
     assert fast is not None and fast.shared is not None
     if fast.shared[pos] is not entry:
         return entry
-    fast.plan.ensure_hash(pos)
     copy = dict(entry)
+    if not fast.plan.hashed[pos]:
+        fast.unhashed[id(copy)] = pos  # hashed when the result is read (``loop``)
     if scan.index is fast.shared_index:
         scan.index = dict(scan.index)
     scan.index[id(copy)] = pos

@@ -188,7 +188,7 @@ class ScanBuffer:
         if not entry_rules.case_sensitive(entry, self.settings):
             haystack = self.lower(haystack)
             needle = _js.lower(needle)
-        if not entry_rules.whole_words(entry, self.settings, needle):
+        if not (entry_rules.whole_words(entry, self.settings) and entry_rules.one_word(needle)):
             return needle in haystack
         return whole_word_in(haystack, needle)
 

@@ -109,7 +109,13 @@ def case_sensitive(entry: Fields, settings: Settings) -> bool:
     return _js.truthy(_js.coalesce(entry.get("caseSensitive", UNDEFINED), settings.case_sensitive))
 
 
-def whole_words(entry: Fields, settings: Settings, needle: str) -> bool:
-    """R23-R24: whole-word matching applies (the flag is on and the key is one word)."""
+def whole_words(entry: Fields, settings: Settings) -> bool:
+    """R23: the entry's ``matchWholeWords``, else the global setting; whole-word matching
+    applies to a key when this holds and the key is ``one_word``."""
     whole = _js.coalesce(entry.get("matchWholeWords", UNDEFINED), settings.match_whole_words)
-    return _js.truthy(whole) and len(_js.split_ws(needle)) <= 1
+    return _js.truthy(whole)
+
+
+def one_word(needle: str) -> bool:
+    """R24: the key has no inner whitespace (a phrase is matched as a substring)."""
+    return len(_js.split_ws(needle)) <= 1

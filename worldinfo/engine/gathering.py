@@ -171,17 +171,32 @@ def read_decorators(content: str) -> tuple[list[tuple[str, bool]], int | None]:
 
 def decorate_unhashed(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
     """A copy of ``entry`` with its ``decorators`` and stripped ``content`` (R13-R14)."""
-    raw = entry.get("content", UNDEFINED)
+    return _decorate_in_place(dict(entry))
+
+
+def _decorate_in_place(obj: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    raw = obj.get("content", UNDEFINED)
     decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
-    obj = dict(entry)
     obj["decorators"] = decorators
     obj["content"] = content
     return obj
 
 
+def decorated_object(
+    entry: Entry, world: str, *, trust: TrustPolicy = DEFAULT_TRUST
+) -> dict[str, JSONValue]:
+    """``decorate_unhashed(entry_object(entry, world))``, without the intermediate copy."""
+    return _decorate_in_place(entry_object(entry, world, trust=trust))
+
+
 def entry_hash(obj: dict[str, JSONValue]) -> int:
     """``getStringHash(JSON.stringify(entry))`` of a decorated entry before its ``hash``."""
     return _js.string_hash(_js.stringify(obj))
+
+
+def entry_hashes(objs: Sequence[dict[str, JSONValue]]) -> list[int]:
+    """``entry_hash`` of each object, the strings hashed together (``_js.string_hashes``)."""
+    return _js.string_hashes([_js.stringify(obj) for obj in objs])
 
 
 def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:

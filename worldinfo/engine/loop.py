@@ -179,12 +179,12 @@ def _check(
     plan: Plan | None = None
     if cache is not None:
         plan = cache.plan(books, selection, settings, trust=trust, regex=regex)
-        if plan is not None and (
-            trace
-            or any(timed_state[t] for t in ("sticky", "cooldown"))
-            or any(_js.lt(len(chat), plan.entries[p].get("delay")) for p in plan.delay_positions)
-        ):
-            plan.ensure_all_hashes()  # timed effects will compare entry hashes (R58-R64)
+        if plan is not None and trace:
+            plan.ensure_all_hashes()  # the traced scan works on copies of every entry
+        elif plan is not None:
+            for p in plan.delay_positions:  # delayed entries are compared by hash (R64)
+                if _js.lt(len(chat), plan.entries[p].get("delay")):
+                    plan.index_key(plan.keys[p])
         entries = [] if plan is None else list(plan.entries)
         if plan is not None and trace:
             entries = [dict(e) for e in entries]
@@ -199,7 +199,7 @@ def _check(
         entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
     timed = TimedEffects(timed_state, len(chat), entries, dry_run)
     if plan is not None:
-        timed.find_hash = plan.first_with_hash
+        timed.find_hash = plan.find_record
         timed.delay_positions = plan.delay_positions
     timed.check()
     if not entries:
@@ -244,6 +244,7 @@ def _check(
     loops = _run_loops(scan, sources)
 
     activated = list(scan.activated.values())
+    finish = _pending_hashes(scan, activated)
     pieces = assemble(activated, regex_hook=regex_hook)
     an_prompt = None
     if authors_note_text is not None:
@@ -251,7 +252,8 @@ def _check(
     timed.write(activated)
     buffer.finish()
     return ScanResult(
-        activated=tuple(activated),
+        _activated=tuple(activated),
+        _finish=finish,
         before="\n".join(pieces.before),
         after="\n".join(pieces.after),
         depth=pieces.depth_groups(),
@@ -265,6 +267,36 @@ def _check(
         trace=scan.trace,
         warnings=tuple(buffer.warnings),
     )
+
+
+def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[], None] | None:
+    """Hash now the activated entries that timed effects record (R65); return what gives
+    the others their ``hash`` when the result's ``activated`` is first read."""
+    fast = scan.fast
+    if fast is None or not fast.unhashed:
+        return None
+    plan = fast.plan
+    pending = fast.unhashed
+    later: list[tuple[RawEntry, int]] = []
+    for entry in activated:
+        pos = pending.get(id(entry))
+        if pos is None:
+            continue
+        if (entry.get("sticky") is not None or entry.get("cooldown") is not None) and any(
+            _js.truthy(entry.get(t)) for t in ("sticky", "cooldown")
+        ):
+            entry["hash"] = plan.ensure_hash(pos)
+        else:
+            later.append((entry, pos))
+    if not later:
+        return None
+
+    def finish() -> None:
+        plan.ensure_hashes([pos for _, pos in later])
+        for entry, pos in later:
+            entry["hash"] = plan.ensure_hash(pos)
+
+    return finish
 
 
 def _init_delay_levels(scan: WorkingState, plan: Plan | None) -> None:

@@ -42,8 +42,9 @@ class TimedEffects:
     entries: Sequence[dict[str, JSONValue]]
     dry_run: bool = False
     active: dict[str, list[JSONValue]] = field(default_factory=dict)
-    find_hash: Callable[[str], int | None] | None = None
-    """Prepared lookup: ``String(hash)`` -> position of the first entry with it."""
+    find_hash: Callable[[str, str], int | None] | None = None
+    """Prepared lookup: ``(record key, String(hash))`` -> position of the first entry with
+    that hash (the key says where to look first)."""
     delay_positions: Sequence[int] | None = None
     """Prepared lookup: positions of the entries with a truthy ``delay``, ascending."""
 
@@ -63,10 +64,10 @@ class TimedEffects:
             if _js.truthy(delay) and _js.lt(n, delay):
                 self.active["delay"].append(e.get("hash", UNDEFINED))
 
-    def _find(self, h: JSONValue) -> dict[str, JSONValue] | None:
+    def _find(self, h: JSONValue, key: str) -> dict[str, JSONValue] | None:
         target = _js.to_string(h)
         if self.find_hash is not None:
-            pos = self.find_hash(target)
+            pos = self.find_hash(key, target)
             return None if pos is None else self.entries[pos]
         for e in self.entries:
             if _js.to_string(e.get("hash", UNDEFINED)) == target:
@@ -81,7 +82,7 @@ class TimedEffects:
             record = records.get(key)
             if not isinstance(record, dict):
                 continue
-            entry = self._find(record.get("hash", UNDEFINED))
+            entry = self._find(record.get("hash", UNDEFINED), key)
             if n <= _js.to_number(record.get("start", UNDEFINED)) and not _js.truthy(
                 record.get("protected", UNDEFINED)
             ):

@@ -9,7 +9,7 @@ the character filters compare.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from worldinfo._js import JSONValue
 from worldinfo.engine.fast.plan import ScanCache
@@ -56,14 +56,19 @@ def entries_in_play(
     settings: Settings,
     trust: TrustPolicy,
     cache: ScanCache | None,
+    keys: Collection[str],
 ) -> Sequence[Mapping[str, JSONValue]]:
-    """The sorted entry objects of the selected books (hashed), from ``cache`` when it has them."""
+    """The sorted entry objects of the selected books (hashed), from ``cache`` when it has
+    them; with a plan, only those whose ``"world.uid"`` is one of ``keys`` (the rest are never
+    hashed)."""
     plan = None
     if cache is not None:
         plan = cache.plan(books, selection, settings, trust=trust)
     if plan is not None:
-        plan.ensure_all_hashes()
-        return plan.entries
+        positions = sorted(p for key in keys for p in plan.positions_of_key(key))
+        for pos in positions:
+            plan.ensure_hash(pos)
+        return [plan.entries[p] for p in positions]
     return sorted_entries(
         books,
         selection,

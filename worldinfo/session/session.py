@@ -83,6 +83,7 @@ class Session(SessionState):
             settings=self.settings,
             trust=self.trust,
             cache=self.scan_cache,
+            keys=wanted,
         )
         self.force_activate(e for e in entries if entry_key(e) in wanted)
 

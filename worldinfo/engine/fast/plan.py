@@ -17,7 +17,9 @@ that a lazily computed ``hash`` is added: a scan copies an entry before it write
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -30,10 +32,10 @@ from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
 from worldinfo.engine.gathering import (
     BookSelection,
     SelectedBooks,
-    decorate_unhashed,
+    decorated_object,
     delay_levels,
     entry_hash,
-    entry_object,
+    entry_hashes,
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
@@ -96,6 +98,9 @@ class Plan:
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
     _by_key: dict[str, list[int]] | None = None
+    _odd_indexed: bool = False
+    _indexed_keys: set[str] = field(default_factory=set)
+    indexed: bytearray = field(default_factory=bytearray)
     delay_positions: list[int] = field(default_factory=list)
     plain: list[bool] = field(default_factory=list)
     any_group: bool = False
@@ -105,32 +110,80 @@ class Plan:
     untrusted: frozenset[str] = frozenset()
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
 
-    def ensure_hash(self, pos: int) -> None:
-        """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
-        without timed effects never reads the hash of an entry it does not activate."""
-        if self.hashed[pos]:
-            return
+    def ensure_hash(self, pos: int) -> int:
+        """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
+        it: a scan without timed effects never reads the hash of an entry it does not
+        activate, and activated entries get theirs when the result is read."""
         entry, world, memo = self.origins[pos]
         if not memo:
-            obj = entry_object(entry, world, trust=self.trust)
-            memo.append(entry_hash(decorate_unhashed(obj)))
-        self.entries[pos]["hash"] = memo[0]
-        self.hashed[pos] = 1
+            memo.append(entry_hash(decorated_object(entry, world, trust=self.trust)))
+        if not self.hashed[pos]:
+            self.entries[pos]["hash"] = memo[0]
+            self.hashed[pos] = 1
+        return memo[0]
+
+    def ensure_hashes(self, positions: Sequence[int]) -> None:
+        """``ensure_hash`` for each position; the entries not hashed before are hashed in
+        one batch (``entry_hashes``)."""
+        todo = [p for p in positions if not self.origins[p][2]]
+        if len(todo) > 1:
+            objs = [
+                decorated_object(e, w, trust=self.trust)
+                for e, w, _ in map(self.origins.__getitem__, todo)
+            ]
+            for pos, h in zip(todo, entry_hashes(objs), strict=True):
+                memo = self.origins[pos][2]
+                if not memo:  # an entry selected twice shares its origin
+                    memo.append(h)
+        for pos in positions:
+            self.ensure_hash(pos)
 
     def ensure_all_hashes(self) -> None:
-        """Hash every entry and index them by hash (timed effects compare hashes)."""
+        """Hash every entry and index them all by hash."""
         if self.all_hashed:
             return
+        self.ensure_hashes(range(len(self.entries)))
+        self.by_hash.clear()
         for pos in range(len(self.entries)):
-            self.ensure_hash(pos)
-            h = self.entries[pos]["hash"]
-            assert isinstance(h, int)
-            self.by_hash.setdefault(h, []).append(pos)
+            self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
         self.all_hashed = True
 
+    def index_key(self, key: str) -> None:
+        """Hash the entries whose ``"world.uid"`` is ``key`` and index them by hash.
+
+        Entries with equal hashes have equal JSON text (barring a cyrb53 collision,
+        ``port.yaml``), so equal ``world`` and ``uid`` and the same key; only a ``world`` or
+        ``uid`` whose JSON text does not decide its ``String`` (``null``, ``NaN``, arrays,
+        ...) is not plain: those entries are indexed together. So every position listed
+        under a hash in ``by_hash`` is all the positions with that hash.
+        """
+        if self.all_hashed or key in self._indexed_keys:
+            return
+        self._indexed_keys.add(key)
+        positions = self.positions_of_key(key)
+        if not self._odd_indexed and not all(self._plain(p) for p in positions):
+            self._odd_indexed = True
+            odd = [p for p in range(len(self.entries)) if not self._plain(p)]
+            positions = sorted(set(positions) | set(odd))
+        for pos in positions:
+            if not self.indexed[pos]:
+                self.indexed[pos] = 1
+                self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
+
+    def find_record(self, key: str, text: str) -> int | None:
+        """Position of the first entry whose ``String(hash)`` is ``text``, for the timed
+        effect recorded under ``key``: the entries under ``key`` are hashed first; only when
+        none of them has the hash is every entry hashed (a record of another entry)."""
+        self.index_key(key)
+        pos = self.first_with_hash(text)
+        if pos is None and not self.all_hashed:
+            self.ensure_all_hashes()
+            pos = self.first_with_hash(text)
+        return pos
+
     def first_with_hash(self, text: str) -> int | None:
-        """Position of the first entry whose ``String(hash)`` is ``text`` (hashes are
-        integers below 2**53, so their strings are plain decimals)."""
+        """Position of the first indexed entry whose ``String(hash)`` is ``text`` (hashes
+        are integers below 2**53, so their strings are plain decimals)."""
         if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
             return None
         positions = self.by_hash.get(int(text))
@@ -139,10 +192,26 @@ class Plan:
     def positions_of_key(self, key: str) -> list[int]:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
         if self._by_key is None:
-            self._by_key = {}
-            for pos, k in enumerate(self.keys):
-                self._by_key.setdefault(k, []).append(pos)
+            keys = self.keys
+            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+            self._by_key = {k: [p] for k, p in first.items()}
+            if len(first) < len(keys):  # some key is shared: list every position
+                self._by_key = {}
+                for pos, k in enumerate(keys):
+                    self._by_key.setdefault(k, []).append(pos)
         return self._by_key.get(key, [])
+
+    def _plain(self, pos: int) -> bool:
+        e = self.entries[pos]
+        return _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
+
+
+def _plain_id(value: JSONValue) -> bool:
+    """Is ``value``'s JSON text one-to-one with its ``String`` (strings, booleans,
+    ``undefined``, finite numbers)?"""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is UNDEFINED or isinstance(value, (str, int))
 
 
 class ScanCache:
@@ -213,8 +282,8 @@ class ScanCache:
         for entry in book.entries:
             hit = old.get(id(entry))
             if hit is None or hit[1][0] is not entry:
-                obj = entry_object(entry, book.name, trust=self._trust)
-                hit = (decorate_unhashed(obj), (entry, book.name, []))
+                obj = decorated_object(entry, book.name, trust=self._trust)
+                hit = (obj, (entry, book.name, []))
             fresh[id(entry)] = hit
             out.append(hit)
         self._entries[name] = fresh
@@ -300,7 +369,7 @@ def _slot(
         text = _js.lower(text)
     if "\n" in text or "\x01" in text:
         return UNKNOWN
-    word = entry_rules.whole_words(entry, settings, text)
+    word = entry_rules.whole_words(entry, settings) and entry_rules.one_word(text)
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
@@ -316,6 +385,36 @@ def _secondary(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the plan reads from an entry's scan settings (``FACT_FIELDS``) itself; shared
+    by every entry with the same values."""
+
+    config: tuple[float | None, tuple[bool, ...]]
+    ignore_budget: bool
+    delay: bool
+    group: bool
+
+
+FACT_FIELDS = ("scanDepth", *(f for f, _ in MATCH_FLAGS), "ignoreBudget", "delay", "group")
+_ABSENTS = (object(),) * len(FACT_FIELDS)
+_FACT_GETTER = operator.itemgetter(*FACT_FIELDS)
+
+
+def facts(entry: RawEntry) -> Facts:
+    """The ``Facts`` of an entry (reads only ``FACT_FIELDS``)."""
+    sd = entry.get("scanDepth", UNDEFINED)
+    return Facts(
+        config=(
+            None if _js.nullish(sd) else _js.to_number(sd),
+            tuple(_js.truthy(entry.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
+        ),
+        ignore_budget=_js.truthy(entry.get("ignoreBudget", UNDEFINED)),
+        delay=_js.truthy(entry.get("delay", UNDEFINED)),
+        group=_js.truthy(entry.get("group", UNDEFINED)),
+    )
+
+
 def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
     """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
     ``entry_rules`` functions it calls)."""
@@ -326,18 +425,93 @@ def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
-    decided = all(s >= EMPTY for s in primary) and (
-        secondary is None or all(s >= EMPTY for s in secondary.slots)
-    )
+    decided = min(primary) >= EMPTY and (secondary is None or min(secondary.slots) >= EMPTY)
     plain = (
-        rules.triggers(entry) is None
+        decided
+        and rules.triggers(entry) is None
         and rules.character_filter(entry) is None
         and not _js.truthy(rules.delay_level(entry))
         and not rules.excludes_recursion(entry)
         and not rules.has_decorator(entry, rules.DONT_ACTIVATE)
-        and decided
     )
     return Kind.PLAIN if plain else Kind.GATED
+
+
+class _Prepare:
+    """Per-plan memos: ``facts`` by the values of ``FACT_FIELDS``, and key slots by key text
+    within the outcome of the entry-level key rules (``case_sensitive``, ``whole_words``):
+    books repeat the same settings and keys across thousands of entries."""
+
+    def __init__(self, settings: Settings, needles: KeyIndex, gate: Gate) -> None:
+        self.settings = settings
+        self.needles = needles
+        self.gate = gate
+        self._facts: dict[tuple[object, ...], Facts] = {}
+        self._slots: dict[tuple[bool, bool], dict[str, int]] = {}
+        self._all_fields = True
+
+    def facts(self, entry: RawEntry) -> Facts:
+        """The entry's facts."""
+        sig: tuple[object, ...] | None = None
+        if self._all_fields:  # books are uniform: stop trying after the first miss
+            try:
+                sig = _FACT_GETTER(entry)
+            except KeyError:
+                self._all_fields = False
+        if sig is None:  # some field is missing: an ``_ABSENTS`` marker stands for it
+            sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
+        try:
+            got = self._facts.get(sig)
+        except TypeError:  # a list or object in a field: no sharing
+            return facts(entry)
+        if got is None:
+            got = self._facts[sig] = facts(entry)
+        return got
+
+    def memo(self, entry: RawEntry) -> dict[str, int] | None:
+        """The slot memo of the entry's key-rule outcome (``None``: an untrusted entry,
+        whose keys the trust policy may refuse one by one)."""
+        if self.gate.untrusted and entry_key(entry) in self.gate.untrusted:
+            return None
+        rules = entry_rules
+        context = (
+            rules.case_sensitive(entry, self.settings),
+            rules.whole_words(entry, self.settings),
+        )
+        got = self._slots.get(context)
+        if got is None:
+            got = self._slots[context] = {}
+        return got
+
+    def slots(
+        self, keys: JSONValue, entry: RawEntry, memo: dict[str, int] | None
+    ) -> tuple[int, ...]:
+        """``_slot`` of each key; memoised for non-regex keys by text within a context."""
+        if not isinstance(keys, list):
+            return ()
+        if memo is not None:
+            try:
+                return tuple([memo[k] for k in keys])
+            except (KeyError, TypeError):  # a key seen first, or not a string
+                pass
+        out: list[int] = []
+        for k in keys:
+            slot = memo.get(k) if memo is not None and isinstance(k, str) else None
+            if slot is None:
+                slot = _slot(k, entry, self.settings, self.needles, self.gate)
+                if memo is not None and slot >= EMPTY and isinstance(k, str):
+                    memo[k] = slot
+            out.append(slot)
+        return tuple(out)
+
+    def secondary(self, entry: RawEntry, memo: dict[str, int] | None) -> Secondary | None:
+        """``_secondary``, with the slot memo."""
+        sec = entry_rules.secondary_keys(entry)
+        if sec is None:
+            return None
+        return Secondary(
+            logic=entry_rules.selective_logic(entry), slots=self.slots(sec, entry, memo)
+        )
 
 
 def build_plan(
@@ -365,44 +539,44 @@ def build_plan(
         needles=needles,
         origins=origins,
         hashed=bytearray(len(entries)),
+        indexed=bytearray(len(entries)),
         trust=trust.policy,
         untrusted=trust.untrusted,
     )
+    prepare = _Prepare(settings, needles, trust)
+    by_needle = plan.by_needle
     for pos, e in enumerate(entries):
-        keys = e.get("key", UNDEFINED)
-        primary = (
-            tuple(_slot(k, e, settings, needles, trust) for k in keys)
-            if isinstance(keys, list)
-            else ()
-        )
-        secondary = _secondary(e, settings, needles, trust)
+        known = prepare.facts(e)
+        memo = prepare.memo(e)
+        primary = prepare.slots(e.get("key", UNDEFINED), e, memo)
+        secondary = prepare.secondary(e, memo)
         kind = _kind(e, primary, secondary)
-        sd = e.get("scanDepth", UNDEFINED)
-        cfg = (
-            None if _js.nullish(sd) else _js.to_number(sd),
-            tuple(_js.truthy(e.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
-        )
-        cid = configs.setdefault(cfg, len(configs))
-        if cid == len(plan.by_needle):
-            plan.by_needle.append({})
-            plan.configs.append(cfg)
+        cid = configs.setdefault(known.config, len(configs))
+        if cid == len(by_needle):
+            by_needle.append({})
+            plan.configs.append(known.config)
         plan.kind.append(kind)
         plan.plain.append(kind == Kind.PLAIN)
         plan.config.append(cid)
         plan.primary.append(primary)
         plan.secondary.append(secondary)
-        if _js.truthy(e.get("ignoreBudget", UNDEFINED)):
-            plan.any_ignore_budget = True
-        if kind in (Kind.PLAIN, Kind.GATED):
-            table = plan.by_needle[cid]
-            for slot in dict.fromkeys(primary):
+        if kind == Kind.PLAIN or kind == Kind.GATED:
+            table = by_needle[cid]
+            for slot in primary if len(primary) == 1 else dict.fromkeys(primary):
                 nid = slot if slot >= 0 else REGEX - slot if slot <= REGEX else -1
                 if nid >= 0:
-                    table.setdefault(nid, []).append(pos)
+                    got = table.get(nid)
+                    if got is None:
+                        table[nid] = [pos]
+                    else:
+                        got.append(pos)
         elif kind == Kind.ALWAYS:
             plan.always_visit.append(pos)
-        if _js.truthy(e.get("delay", UNDEFINED)):
+        if "hash" in e:  # a stored ``hash`` field would read as the entry's own hash
+            plan.ensure_hash(pos)
+        if known.delay:
             plan.delay_positions.append(pos)
-        plan.any_group = plan.any_group or _js.truthy(e.get("group", UNDEFINED))
+        plan.any_ignore_budget = plan.any_ignore_budget or known.ignore_budget
+        plan.any_group = plan.any_group or known.group
     needles.freeze()
     return plan

@@ -53,6 +53,7 @@ class FastScan:
         self.skip = False  # ``_select`` may be skipped for undecided plain entries
         self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
+        self.unhashed: dict[int, int] = {}  # ``id`` of an entry copy made before its hash -> pos
 
     def begin_pass(self, state: ScanState) -> None:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
