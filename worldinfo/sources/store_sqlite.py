@@ -24,7 +24,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
-from worldinfo.sources.retriever import ExchangeData, Retrieval, Retriever, is_system_exchange
+from worldinfo.sources.retriever import ExchangeData, Retrieval, Retriever
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_errors import StoreError, typed_error
@@ -39,8 +39,7 @@ from worldinfo.sources.store_schema import (
     rollback,
     validate_meta,
 )
-from worldinfo.sources.store_write import NewExchange, write_exchanges
-from worldinfo.sources.timestamps import optional_timestamp
+from worldinfo.sources.store_write import prepare, write_exchanges
 
 log = logging.getLogger(__name__)
 
@@ -200,27 +199,7 @@ class SqliteStore(Retriever):
 
     def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:
         index, db = self.index, self._db
-        wanted: list[str | None] = []
-        seen: set[str] = set()
-        batch: list[NewExchange] = []
-        for user, reply, ref, stamp in items:
-            when = optional_timestamp(stamp)
-            if ref in index.by_ref or ref in seen or is_system_exchange(user):
-                wanted.append(None)
-                continue
-            wanted.append(ref)
-            seen.add(ref)
-            words_u, words_r = self.tokens(user), self.tokens(reply)
-            batch.append(
-                NewExchange(
-                    source_ref=ref,
-                    user=user,
-                    reply=reply,
-                    timestamp=when,
-                    user_words=words_u,
-                    reply_words=words_r,
-                )
-            )
+        wanted, batch = prepare(items, index, tokens=self.tokens)
         if not batch:
             return [None] * len(items)
         first = -1
@@ -238,7 +217,8 @@ class SqliteStore(Retriever):
                 raise
         except sqlite3.Error as exc:
             ref = batch[0].source_ref[:80]
-            raise typed_error(exc, self.path, doing=f"store exchange {ref!r}") from exc
+            rest = f" (and the {len(batch) - 1} after it)" if len(batch) > 1 else ""
+            raise typed_error(exc, self.path, doing=f"store exchange {ref!r}{rest}") from exc
         index.add_many(records)
         if records:
             self._max_id = max(self._max_id, records[-1].id)

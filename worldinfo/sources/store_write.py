@@ -12,12 +12,14 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
+from worldinfo.sources.retriever import is_system_exchange
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
 from worldinfo.sources.store_schema import blob
+from worldinfo.sources.timestamps import optional_timestamp
 
 _INSERT_WORDS = "INSERT INTO words (id, word) VALUES (?, ?)"
 _INSERT_RECORDS = (
@@ -40,6 +42,35 @@ class NewExchange(NamedTuple):
     timestamp: datetime | None
     user_words: list[str]
     reply_words: list[str]
+
+
+def prepare(
+    items: Sequence[tuple[str, str, str, object]],
+    index: RetrieverIndex,
+    *,
+    tokens: Callable[[str], list[str]],
+) -> tuple[list[str | None], list[NewExchange]]:
+    """Check and tokenise ``(user, reply, source_ref, timestamp)`` items before the lock.
+
+    Returns:
+        Per item its ``source_ref`` if it is to be stored, else ``None`` (a system exchange,
+        already stored, or a repeat within the items); and the exchanges to store.
+
+    Raises:
+        TimestampError: a timestamp is in no accepted form (checked for every item first).
+    """
+    wanted: list[str | None] = []
+    seen: set[str] = set()
+    batch: list[NewExchange] = []
+    for user, reply, ref, stamp in items:
+        when = optional_timestamp(stamp)
+        if ref in index.by_ref or ref in seen or is_system_exchange(user):
+            wanted.append(None)
+            continue
+        wanted.append(ref)
+        seen.add(ref)
+        batch.append(NewExchange(ref, user, reply, when, tokens(user), tokens(reply)))
+    return wanted, batch
 
 
 def next_record_id(db: sqlite3.Connection) -> int:
