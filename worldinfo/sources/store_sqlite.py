@@ -1,11 +1,13 @@
-"""The persistent record store: SQLite (WAL), one transaction per ingest or delete (F18).
+"""The persistent record store: SQLite (WAL), one transaction per ingest call or delete (F18).
 
 The database holds the word table (word -> id) and the records with their token-id lists;
 counts, totals, postings and the stop-word-dependent cache are derived and rebuilt in memory
-on open. Each ingest writes its new words and its record in one transaction and only then
-updates memory, so a process killed at any moment leaves a database that opens and holds
-every acknowledged exchange (WAL; ``synchronous=NORMAL`` is durable against process
-crashes, ``FULL`` also against power loss). Per-query scores are never stored.
+on open (``store_load``). Each ingest call -- one exchange (``ingest``) or a batch
+(``ingest_many``) -- writes its new words and its records in one transaction
+(``store_write``) and only then updates memory, so a process killed at any moment leaves a
+database that opens and holds every acknowledged exchange: an ingest call acknowledges its
+records by returning, after the commit (WAL; ``synchronous=NORMAL`` is durable against
+process crashes, ``FULL`` also against power loss). Per-query scores are never stored.
 
 Several processes may share one store. Every ingest or delete takes the write lock first
 (``BEGIN IMMEDIATE``, waiting up to the busy timeout), catches up with what the others
