@@ -41,7 +41,7 @@ from worldinfo.sources.store_schema import (
     rollback,
     validate_meta,
 )
-from worldinfo.sources.store_write import prepare, write_exchanges
+from worldinfo.sources.store_write import next_record_id, prepare, write_exchanges
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ class SqliteStore(Retriever):
         self.readonly = readonly
         self._data_version = -1
         self._max_id = 0
+        self._next_id: int | None = None  # valid while no other process has committed
         try:
             if readonly:
                 self._db = connect_readonly(self.path, timeout=busy_timeout)
@@ -112,6 +113,7 @@ class SqliteStore(Retriever):
         if version == self._data_version:
             return
         self._max_id = load_committed(self._db, self.index, path=self.path, after=self._max_id)
+        self._next_id = None
         self.index.sync()
         self._data_version = version
 
@@ -210,10 +212,13 @@ class SqliteStore(Retriever):
             try:
                 first = len(index.words)
                 batch = [ex for ex in batch if ex.source_ref not in index.by_ref]
-                records = write_exchanges(db, index, batch) if batch else []
+                if self._next_id is None:
+                    self._next_id = next_record_id(db)
+                records = write_exchanges(db, index, batch, first_id=self._next_id)
                 db.execute("COMMIT")
             except BaseException:
                 rollback(db)
+                self._next_id = None
                 if first >= 0:
                     index.forget_words(first)
                 raise
@@ -224,6 +229,7 @@ class SqliteStore(Retriever):
         index.add_many(records)
         if records:
             self._max_id = max(self._max_id, records[-1].id)
+            self._next_id = records[-1].id + 1
         got = {rec.source_ref: rec for rec in records}
         return [None if ref is None else got.get(ref) for ref in wanted]
 

@@ -80,22 +80,23 @@ def next_record_id(db: sqlite3.Connection) -> int:
 
 
 def write_exchanges(
-    db: sqlite3.Connection, index: RetrieverIndex, batch: Sequence[NewExchange]
+    db: sqlite3.Connection, index: RetrieverIndex, batch: Sequence[NewExchange], *, first_id: int
 ) -> list[Record]:
     """Insert the batch's new words and its records; return the records (not yet indexed).
 
     Runs under the caller's write lock, after it caught up with other writers. The new
     words are added to ``index``'s word table (count 0) so their ids are taken; if the
     transaction is not committed, the caller undoes that with ``index.forget_words``.
+    The records get ids from ``first_id`` on (``next_record_id``, which the caller may keep
+    from its last write while no other process has committed).
 
     Raises:
         sqlite3.Error: as SQLite raises it (the caller rolls back and types it).
     """
     first = len(index.words)
-    rid = next_record_id(db)
     records = [
         Record(
-            id=rid + k,
+            id=first_id + k,
             source_ref=ex.source_ref,
             user=ex.user,
             reply=ex.reply,
