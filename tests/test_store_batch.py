@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import sqlite3
 import string
@@ -241,3 +242,25 @@ def test_sigkill_during_batches_keeps_every_acknowledged_batch_whole(
             per_batch[ref.partition("#")[0]] = per_batch.get(ref.partition("#")[0], 0) + 1
         assert all(per_batch.get(f"b{b}") == 50 for b in acked)
         assert set(per_batch.values()) == {50}  # no batch half-stored
+
+
+def test_readme_batch_example_prints_what_it_shows(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    blocks = re.findall(
+        r"```python\n((?:(?!```).)*)```\n\n```text\n((?:(?!```).)*)```",
+        (root / "README.md").read_text(encoding="utf-8"),
+        re.DOTALL,
+    )
+    [(code, shown)] = [block for block in blocks if "ingest_many" in block[0]]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == shown
+    assert (tmp_path / "batch.db").exists()
