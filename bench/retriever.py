@@ -8,24 +8,34 @@ User turns ~12 words, replies ~38 words (log-normal medians; ~58 tokens per exch
 commas and . ! ? ..., replies with *actions* (25 %), emoticon tails (10 %) and line breaks
 (15 %).
 
-For each size (1k, 10k, 100k exchanges) a fresh store ingests the corpus prefix (one SQLite
-transaction per exchange, WAL), then runs the queries; every query is also run through the
-full-scan reference path and must give the same ranking (``--ranking ranked``: the ranked
-mode, whose reference recomputes the per-record data instead of using its cached view). ``--json`` prints one object:
-{"ingest_s": {...}, "query_median_ms": {...}, "peak_rss_mb": n, "matches_reference": bool}.
+For each size (1k, 10k, 100k exchanges) a fresh store ingests the corpus prefix, then runs
+the queries; every query is also run through the full-scan reference path and must give the
+same ranking (``--ranking ranked``: the ranked mode, whose reference recomputes the
+per-record data instead of using its cached view). Ingest is measured two ways, each into
+its own fresh store: ``batch`` = ``ingest_many`` of ``--batch`` exchanges per call (one SQLite
+transaction per call, as ``ChatSync`` and ``memory ingest`` do), and ``one`` = ``ingest`` per
+exchange (one transaction each, as a live session adds a turn). Wall and CPU seconds
+(``time.process_time``) are reported; on a shared machine CPU time is the steadier figure.
+``--json`` prints one object: {"ingest_s": {...} (batch), "ingest_cpu_s", "ingest_one_s",
+"ingest_one_cpu_s", "query_median_ms": {...}, "peak_rss_mb": n, "matches_reference": bool,
+"machine": {...}}. A checkout without ``ingest_many`` measures ``one`` only.
 
     .venv/bin/python bench/retriever.py [--sizes 1000 10000 100000] [--json] [--store memory]
-        [--ranking ranked]
+        [--ranking ranked] [--ingest batch|one|both] [--batch 500]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import math
+import os
+import platform
 import random
 import resource
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -33,7 +43,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # PYTHONPATH=<checkout> wins
 
 from worldinfo.sources.retriever_settings import RANKINGS, Ranking, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import lore_tokens
@@ -237,8 +247,47 @@ class Corpus:
                 yield topic, user, reply
 
 
+def _machine() -> dict[str, object]:
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Exchange:
+    source_ref: str
+    user: str
+    reply: str
+    timestamp: object = None
+
+
+def _ingest(
+    store: MemoryStore | SqliteStore, data: list[_Exchange], *, batch: int
+) -> tuple[float, float]:
+    """Ingest ``data`` (``batch`` = 1: one ``ingest`` each); return (wall, CPU) seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    if batch > 1:
+        for k in range(0, len(data), batch):
+            store.ingest_many(data[k : k + batch])
+    else:
+        for ex in data:
+            store.ingest(ex.user, ex.reply, source_ref=ex.source_ref)
+    store.index.sync()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _open(kind: str, db: Path, ranking: Ranking) -> MemoryStore | SqliteStore:
+    settings = RetrieverSettings(ranking=ranking)
+    return (
+        SqliteStore(db, settings=settings) if kind == "sqlite" else MemoryStore(settings=settings)
+    )
 
 
 def run_size(
@@ -249,24 +298,26 @@ def run_size(
     queries: int,
     tmp: Path,
     ranking: Ranking = "zwaif",
+    modes: tuple[str, ...] = ("batch", "one"),
+    batch: int = 500,
 ) -> dict[str, object]:
-    """Ingest ``n`` exchanges into a fresh store, then time the queries."""
-    store: MemoryStore | SqliteStore
-    if store_kind == "sqlite":
-        db = tmp / f"bench-{n}.db"
-        store = SqliteStore(db, settings=RetrieverSettings(ranking=ranking))
-    else:
-        store = MemoryStore(settings=RetrieverSettings(ranking=ranking))
-    data = list(itertools.islice(corpus.exchanges(), n))  # generated outside the timing
-    topics = list({id(t): t for t, _, _ in data}.values())
-    t0 = time.perf_counter()
-    for i, (_, user, reply) in enumerate(data):
-        store.ingest(user, reply, source_ref=f"bench#{i}")
-    store.index.sync()
-    ingest_s = time.perf_counter() - t0
+    """Ingest ``n`` exchanges into a fresh store per mode, then time the queries on the last."""
+    data = [  # generated outside the timing
+        _Exchange(source_ref=f"bench#{i}", user=user, reply=reply)
+        for i, (_, user, reply) in enumerate(itertools.islice(corpus.exchanges(), n))
+    ]
+    topics = list({id(t): t for t, _, _ in itertools.islice(corpus.exchanges(), n)}.values())
+    if not hasattr(SqliteStore, "ingest_many"):
+        modes = ("one",)
+    times: dict[str, tuple[float, float]] = {}
+    for mode in modes:
+        store = _open(store_kind, tmp / f"bench-{n}-{mode}.db", ranking)
+        times[mode] = _ingest(store, data, batch=batch if mode == "batch" else 1)
+        if mode != modes[-1]:
+            store.close()
     rng = random.Random(corpus.seed + 1)
     lore = lore_tokens(LORE_KEYS)
-    times: list[float] = []
+    took: list[float] = []
     matches = True
     hits = 0
     for _ in range(queries):
@@ -274,17 +325,21 @@ def run_size(
         previous = reply if rng.random() < 0.5 else ""
         t = time.perf_counter()
         got = store.retrieve(message, previous, lore=lore, top=3)
-        times.append(time.perf_counter() - t)
+        took.append(time.perf_counter() - t)
         ref = store.retrieve(message, previous, lore=lore, top=3, reference=True)
         matches &= got.ranked == ref.ranked and got.keywords == ref.keywords
         matches &= got.hits == ref.hits
         hits += got.pick is not None
     vocab = len(store.index.words)
     store.close()
+    out: dict[str, object] = {}
+    for mode, (wall, cpu) in times.items():
+        key = "ingest" if mode == "batch" else "ingest_one"
+        out[f"{key}_s"], out[f"{key}_cpu_s"] = round(wall, 3), round(cpu, 3)
     return {
-        "ingest_s": round(ingest_s, 3),
-        "query_median_ms": round(statistics.median(times) * 1000, 3),
-        "query_p90_ms": round(sorted(times)[int(0.9 * len(times))] * 1000, 3),
+        **out,
+        "query_median_ms": round(statistics.median(took) * 1000, 3),
+        "query_p90_ms": round(sorted(took)[int(0.9 * len(took))] * 1000, 3),
         "matches_reference": matches,
         "picks": hits,
         "vocabulary": vocab,
@@ -340,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--ranking", choices=RANKINGS, default="zwaif", help="retrieval mode")
     ap.add_argument("--memorybank", type=Path, metavar="FILE", help="only measure quality")
+    ap.add_argument("--ingest", choices=("batch", "one", "both"), default="both")
+    ap.add_argument("--batch", type=int, default=500, help="exchanges per ingest_many call")
     args = ap.parse_args(argv)
     if args.memorybank:
         print(json.dumps(memorybank(args.memorybank)))
@@ -355,22 +412,35 @@ def main(argv: list[str] | None = None) -> int:
                 queries=args.queries,
                 tmp=Path(tmp),
                 ranking=args.ranking,
+                modes=("batch", "one") if args.ingest == "both" else (args.ingest,),
+                batch=args.batch,
+            )
+            ingest = ", ".join(
+                f"{label} {r[k + '_s']} s (CPU {r[k + '_cpu_s']})"
+                for label, k in (("batch", "ingest"), ("one by one", "ingest_one"))
+                if k + "_s" in r
             )
             print(
-                f"{n:>7} exchanges: ingest {r['ingest_s']} s, query median "
+                f"{n:>7} exchanges: ingest {ingest}, query median "
                 f"{r['query_median_ms']} ms (p90 {r['query_p90_ms']}), picks {r['picks']}/"
                 f"{args.queries}, vocabulary {r['vocabulary']}, reference "
                 f"{'ok' if r['matches_reference'] else 'MISMATCH'}, rss {r['rss_mb']} MB",
                 file=sys.stderr,
             )
-    summary = {
-        "ingest_s": {k: v["ingest_s"] for k, v in out.items()},
+    summary: dict[str, object] = {
+        key: {k: v[key] for k, v in out.items()}
+        for key in ("ingest_s", "ingest_cpu_s", "ingest_one_s", "ingest_one_cpu_s")
+        if all(key in v for v in out.values())
+    }
+    summary |= {
         "query_median_ms": {k: v["query_median_ms"] for k, v in out.items()},
         "peak_rss_mb": round(_rss_mb(), 1),
         "matches_reference": all(bool(v["matches_reference"]) for v in out.values()),
+        "machine": _machine(),
     }
     if args.json:
         print(json.dumps(summary))
+    print(f"machine: {json.dumps(summary['machine'])}", file=sys.stderr)
     return 0 if summary["matches_reference"] else 1
 
 

@@ -13,7 +13,7 @@ persistence. Query results are a pure function of the stored state (F19).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import Protocol
 
@@ -33,7 +33,31 @@ SYSTEM_MARKERS = ("[System D]",)
 
 def is_system_exchange(user: str) -> bool:
     """Whether an exchange is a system exchange that is never ingested (F15)."""
-    return any(marker in user for marker in SYSTEM_MARKERS)
+    return any(map(user.__contains__, SYSTEM_MARKERS))
+
+
+class ExchangeData(Protocol):
+    """One finished exchange to ingest (``retriever_chat.Exchange`` is one)."""
+
+    @property
+    def source_ref(self) -> str:
+        """The exchange's identity; a second ingest with it is a no-op."""
+        ...
+
+    @property
+    def user(self) -> str:
+        """The user's text."""
+        ...
+
+    @property
+    def reply(self) -> str:
+        """The character's reply."""
+        ...
+
+    @property
+    def timestamp(self) -> object:
+        """When it happened (any form of ``timestamps.parse_timestamp``), or ``None``."""
+        ...
 
 
 class RecordStore(Protocol):
@@ -45,6 +69,10 @@ class RecordStore(Protocol):
         self, user: str, reply: str, *, source_ref: str, timestamp: object = None
     ) -> Record | None:
         """Store one finished exchange; ``None`` if skipped (system or already present)."""
+        ...
+
+    def ingest_many(self, exchanges: Iterable[ExchangeData]) -> list[Record | None]:
+        """Store many exchanges at once, all or none; one result per exchange, in order."""
         ...
 
     def delete(self, source_ref: str) -> bool:
@@ -220,6 +248,7 @@ class Retriever:
 
 
 __all__ = [
+    "ExchangeData",
     "Hit",
     "RecordStore",
     "Retrieval",

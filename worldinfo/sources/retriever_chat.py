@@ -198,6 +198,10 @@ def st_chat_dates(text: str, *, max_lines: int = MAX_CHAT_LINES) -> list[datetim
     return out
 
 
+INGEST_CHUNK = 500
+"""Exchanges ``ChatSync`` commits per transaction: few commits, a short hold of the lock."""
+
+
 class ChatSync:
     """Keeps a store in step with one chat: ingest new exchanges, delete vanished ones.
 
@@ -252,6 +256,10 @@ class ChatSync:
         Args:
             wanted: the chat's exchanges, oldest first.
             progress: called as ``progress(done, total)`` every 100 exchanges examined.
+
+        New exchanges are stored ``INGEST_CHUNK`` at a time, each chunk in one
+        ``ingest_many`` call (one transaction on the SQLite store): a process killed
+        meanwhile keeps every chunk committed before, and none of the chunk in flight.
         """
         if self._known is None:
             prefix = f"{self.chat_id}#"
@@ -266,14 +274,14 @@ class ChatSync:
         keep = set(refs)
         deleted = sum(self.store.delete(r) for r in self._known[same:] if r not in keep)
         ingested = 0
-        for n, ex in enumerate(wanted[same:], same + 1):
-            stored = self.store.ingest(
-                ex.user, ex.reply, source_ref=ex.source_ref, timestamp=ex.timestamp
-            )
-            if stored is not None:
-                ingested += 1
-            if progress is not None and n % 100 == 0:
-                progress(n, len(wanted))
+        todo = wanted[same:]
+        for start in range(0, len(todo), INGEST_CHUNK):
+            chunk = todo[start : start + INGEST_CHUNK]
+            ingested += sum(rec is not None for rec in self.store.ingest_many(chunk))
+            done = same + start + len(chunk)
+            for n in range(((same + start) // 100 + 1) * 100, done + 1, 100):
+                if progress is not None:
+                    progress(n, len(wanted))
         self._known = refs
         return ingested, deleted
 

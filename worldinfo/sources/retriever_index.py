@@ -82,6 +82,15 @@ class RetrieverIndex:
             self.post[1].append(array("i"))
         return wid
 
+    def forget_words(self, first: int) -> None:
+        """Drop the words from id ``first`` on (undoes ids taken by a write that failed).
+
+        Only words that no record uses yet may be dropped.
+        """
+        for word in self.words[first:]:
+            del self.word_ids[word]
+        del self.words[first:], self.counts[first:], self.post[0][first:], self.post[1][first:]
+
     def lookup(self, word: str) -> tuple[int, int] | None:
         """Return (id, count) of a known word, or ``None``."""
         wid = self.word_ids.get(word)
@@ -91,26 +100,47 @@ class RetrieverIndex:
 
     def add(self, record: Record) -> None:
         """Add a record whose token ids are already in the word table (F3)."""
-        rid = record.id
-        if rid in self.records or record.source_ref in self.by_ref:
-            raise ValueError(f"record {rid} ({record.source_ref!r}) is already present")
-        if self.live_ids and rid <= self.live_ids[-1]:
-            raise ValueError(f"record ids must grow: {rid} after {self.live_ids[-1]}")
-        counts, stop, dirty = self.counts, self._stop, self._dirty
-        for half, tokens in enumerate((record.user_tokens, record.reply_tokens)):
-            postings = self.post[half]
-            for wid in tokens:
-                counts[wid] += 1
-                postings[wid].append(rid)
-            dirty.update(tokens)
-            kept = self.kept[half]
-            if len(kept) <= rid:
-                kept.extend(array("i", [0]) * (rid + 1 - len(kept)))
-            kept[rid] = len(tokens) - sum(map(stop.__contains__, tokens))
-        self.total += len(record.user_tokens) + len(record.reply_tokens)
-        self.records[rid] = record
-        self.by_ref[record.source_ref] = rid
-        self.live_ids.append(rid)
+        self.add_many([record])
+
+    def add_many(self, records: Sequence[Record]) -> None:
+        """Add records, in growing id order, whose token ids are in the word table (F3).
+
+        The same as adding them one by one (the checks and the cache growth run once).
+
+        Raises:
+            ValueError: a record is already present or an id does not grow (nothing added).
+        """
+        last = self.live_ids[-1] if self.live_ids else None
+        refs: set[str] = set()
+        for rec in records:
+            rid = rec.id
+            if rid in self.records or rec.source_ref in self.by_ref or rec.source_ref in refs:
+                raise ValueError(f"record {rid} ({rec.source_ref!r}) is already present")
+            if last is not None and rid <= last:
+                raise ValueError(f"record ids must grow: {rid} after {last}")
+            refs.add(rec.source_ref)
+            last = rid
+        if not records:
+            return
+        counts, stop_of, dirty = self.counts, self._stop.__contains__, self._dirty
+        total = self.total
+        for half in (0, 1):
+            postings, kept = self.post[half], self.kept[half]
+            if len(kept) <= records[-1].id:
+                kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
+            for rec in records:
+                rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
+                for wid in tokens:
+                    counts[wid] += 1
+                    postings[wid].append(rid)
+                dirty.update(tokens)
+                kept[rid] = len(tokens) - sum(map(stop_of, tokens))
+                total += len(tokens)
+        self.total = total
+        for rec in records:
+            self.records[rec.id] = rec
+            self.by_ref[rec.source_ref] = rec.id
+            self.live_ids.append(rec.id)
 
     def remove(self, rid: int) -> Record | None:
         """Remove a record and decrement its counts (F16); postings are skipped lazily."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from worldinfo.sources.retriever import Retriever, is_system_exchange
+from collections.abc import Iterable
+
+from worldinfo.sources.retriever import ExchangeData, Retriever, is_system_exchange
 from worldinfo.sources.retriever_index import Record, token_ids
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.timestamps import optional_timestamp
@@ -48,6 +50,23 @@ class MemoryStore(Retriever):
         self.index.add(rec)
         self._next_id += 1
         return rec
+
+    def ingest_many(self, exchanges: Iterable[ExchangeData]) -> list[Record | None]:
+        """Store many exchanges in order, all or none (see ``ingest``).
+
+        Returns:
+            One result per exchange, in order: the new record or ``None`` if skipped.
+
+        Raises:
+            TimestampError: a timestamp is in no accepted form (nothing is stored).
+        """
+        items = list(exchanges)
+        for ex in items:
+            optional_timestamp(ex.timestamp)
+        return [
+            self.ingest(ex.user, ex.reply, source_ref=ex.source_ref, timestamp=ex.timestamp)
+            for ex in items
+        ]
 
     def delete(self, source_ref: str) -> bool:
         """Remove an exchange's record and decrement its counts (F16); ``False`` if absent."""

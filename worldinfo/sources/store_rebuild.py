@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from worldinfo.sources.retriever_chat import INGEST_CHUNK, Exchange
 from worldinfo.sources.retriever_settings import Punctuation, RetrieverSettings
 from worldinfo.sources.store_errors import StoreCorruptError, StoreError, StoreWriteError
 from worldinfo.sources.store_open import (
@@ -251,17 +252,19 @@ def salvage(
         counts = [0, 0]
 
         def fill(store: SqliteStore) -> None:
-            for _rid, ref, user, reply, stamp in rows:
-                ok = all(isinstance(x, str) for x in (ref, user, reply))
-                when = _timestamp_or_none(stamp)
-                if (
-                    ok
-                    and store.ingest(str(user), str(reply), source_ref=str(ref), timestamp=when)
-                    is not None
-                ):
-                    counts[0] += 1
-                else:
-                    counts[1] += 1
+            good = [
+                Exchange(
+                    source_ref=ref, user=user, reply=reply, timestamp=_timestamp_or_none(stamp)
+                )
+                for _rid, ref, user, reply, stamp in rows
+                if isinstance(ref, str) and isinstance(user, str) and isinstance(reply, str)
+            ]
+            counts[1] += len(rows) - len(good)
+            for start in range(0, len(good), INGEST_CHUNK):
+                got = store.ingest_many(good[start : start + INGEST_CHUNK])
+                stored = sum(rec is not None for rec in got)
+                counts[0] += stored
+                counts[1] += len(got) - stored
 
         build_atomically(dst, fill, settings=RetrieverSettings(punctuation=mode))
     finally:

@@ -1,11 +1,13 @@
-"""The persistent record store: SQLite (WAL), one transaction per ingest or delete (F18).
+"""The persistent record store: SQLite (WAL), one transaction per ingest call or delete (F18).
 
 The database holds the word table (word -> id) and the records with their token-id lists;
 counts, totals, postings and the stop-word-dependent cache are derived and rebuilt in memory
-on open. Each ingest writes its new words and its record in one transaction and only then
-updates memory, so a process killed at any moment leaves a database that opens and holds
-every acknowledged exchange (WAL; ``synchronous=NORMAL`` is durable against process
-crashes, ``FULL`` also against power loss). Per-query scores are never stored.
+on open (``store_load``). Each ingest call -- one exchange (``ingest``) or a batch
+(``ingest_many``) -- writes its new words and its records in one transaction
+(``store_write``) and only then updates memory, so a process killed at any moment leaves a
+database that opens and holds every acknowledged exchange: an ingest call acknowledges its
+records by returning, after the commit (WAL; ``synchronous=NORMAL`` is durable against
+process crashes, ``FULL`` also against power loss). Per-query scores are never stored.
 
 Several processes may share one store. Every ingest or delete takes the write lock first
 (``BEGIN IMMEDIATE``, waiting up to the busy timeout), catches up with what the others
@@ -19,34 +21,27 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from array import array
+from collections.abc import Iterable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
-from worldinfo.sources.retriever import Retrieval, Retriever, is_system_exchange
+from worldinfo.sources.retriever import ExchangeData, Retrieval, Retriever
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
-from worldinfo.sources.store_errors import (
-    StoreCorruptError,
-    StoreError,
-    salvage_hint,
-    typed_error,
-)
+from worldinfo.sources.store_errors import StoreError, typed_error
+from worldinfo.sources.store_load import load_committed
 from worldinfo.sources.store_open import connect_readonly, remove_database
 from worldinfo.sources.store_schema import (
     BUSY_TIMEOUT_S,
     FORMAT,
     USER_VERSION,
-    blob,
-    has_timestamps,
     migrate_schema,
     quick_check,
     rollback,
-    tokens_of,
     validate_meta,
 )
-from worldinfo.sources.timestamps import optional_timestamp
+from worldinfo.sources.store_write import next_record_id, prepare, write_exchanges
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +78,7 @@ class SqliteStore(Retriever):
         self.readonly = readonly
         self._data_version = -1
         self._max_id = 0
+        self._next_id: int | None = None  # valid while no other process has committed
         try:
             if readonly:
                 self._db = connect_readonly(self.path, timeout=busy_timeout)
@@ -113,48 +109,12 @@ class SqliteStore(Retriever):
 
     def _catch_up(self) -> None:
         """Apply what was committed since the last look (inside a transaction: one snapshot)."""
-        db = self._db
-        version = db.execute("PRAGMA data_version").fetchone()[0]
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return
-        index = self.index
-        known = len(index.words)
-        for wid, word in db.execute(
-            "SELECT id, word FROM words WHERE id >= ? ORDER BY id", (known,)
-        ):
-            if index.word_id(word) != wid:
-                raise StoreCorruptError(
-                    f"{self.path}: word ids are not contiguous at {wid}; {salvage_hint(self.path)}"
-                )
-        n_words = len(index.words)
-        stamps = "timestamp" if has_timestamps(db) else "NULL"
-        rows = db.execute(
-            f"SELECT id, source_ref, user, reply, user_tokens, reply_tokens, {stamps}"
-            " FROM records WHERE id > ? ORDER BY id",
-            (self._max_id,),
-        )
-        for rid, ref, user, reply, ub, rb, stamp in rows:
-            ut, rt = tokens_of(ub), tokens_of(rb)
-            if any(t and (min(t) < 0 or max(t) >= n_words) for t in (ut, rt)):
-                raise StoreCorruptError(
-                    f"{self.path}: record {rid} refers to an unknown word; {salvage_hint(self.path)}"
-                )
-            rec = Record(
-                id=rid,
-                source_ref=ref,
-                user=user,
-                reply=reply,
-                user_tokens=ut,
-                reply_tokens=rt,
-                timestamp=_stored_timestamp(stamp, self.path, rid),
-            )
-            index.add(rec)
-            self._max_id = rid
-        if db.execute("SELECT count(*) FROM records").fetchone()[0] != len(index):
-            live = {rid for (rid,) in db.execute("SELECT id FROM records")}
-            for rid in [rid for rid in index.records if rid not in live]:
-                index.remove(rid)
-        index.sync()
+        self._max_id = load_committed(self._db, self.index, path=self.path, after=self._max_id)
+        self._next_id = None
+        self.index.sync()
         self._data_version = version
 
     def refresh(self) -> None:
@@ -216,58 +176,62 @@ class SqliteStore(Retriever):
                 and this object are unchanged.
             TimestampError: ``timestamp`` is in no accepted form (nothing is written).
         """
-        when = optional_timestamp(timestamp)
-        if source_ref in self.index.by_ref or is_system_exchange(user):
-            return None
-        words_u, words_r = self.tokens(user), self.tokens(reply)
+        return self._store([(user, reply, source_ref, timestamp)])[0]
+
+    def ingest_many(self, exchanges: Iterable[ExchangeData]) -> list[Record | None]:
+        """Store many finished exchanges in ONE transaction: all are committed, or none.
+
+        The call returns once the transaction is committed: that acknowledges every record
+        it returns at once (a process killed during the call has stored none of them). The
+        write lock is held for the whole batch, so other writers wait for it: callers ingest
+        long histories in chunks (``ChatSync`` commits 500 exchanges at a time).
+
+        Args:
+            exchanges: the exchanges, oldest first (``retriever_chat.Exchange`` or any
+                object with ``source_ref``, ``user``, ``reply`` and ``timestamp``).
+
+        Returns:
+            One result per exchange, in order: the new record, or ``None`` if skipped
+            (a system exchange, already stored, or a repeat of an earlier one in the batch).
+
+        Raises:
+            StoreError: the batch could not be stored (a subclass says why); the store and
+                this object are unchanged.
+            TimestampError: a timestamp is in no accepted form (nothing is written).
+        """
+        return self._store([(ex.user, ex.reply, ex.source_ref, ex.timestamp) for ex in exchanges])
+
+    def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:
         index, db = self.index, self._db
-        new: dict[str, int] = {}
-
-        def wid(word: str) -> int:
-            got = index.word_ids.get(word)
-            if got is None:
-                got = new.setdefault(word, len(index.words) + len(new))
-            return got
-
+        wanted, batch = prepare(items, index, tokens=self.tokens)
+        if not batch:
+            return [None] * len(items)
+        first = -1
         try:
-            self._write_lock("store an exchange")
+            self._write_lock("store an exchange" if len(items) == 1 else "store exchanges")
             try:
-                if source_ref in index.by_ref:
-                    rollback(db)
-                    return None
-                ut, rt = array("i", map(wid, words_u)), array("i", map(wid, words_r))
-                if new:
-                    db.executemany(
-                        "INSERT INTO words (id, word) VALUES (?, ?)",
-                        [(i, w) for w, i in new.items()],
-                    )
-                cur = db.execute(
-                    "INSERT INTO records (source_ref, user, reply, user_tokens, reply_tokens,"
-                    " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
-                    (source_ref, user, reply, blob(ut), blob(rt), when and when.isoformat()),
-                )
+                first = len(index.words)
+                batch = [ex for ex in batch if ex.source_ref not in index.by_ref]
+                if self._next_id is None:
+                    self._next_id = next_record_id(db)
+                records = write_exchanges(db, index, batch, first_id=self._next_id)
                 db.execute("COMMIT")
             except BaseException:
                 rollback(db)
+                self._next_id = None
+                if first >= 0:
+                    index.forget_words(first)
                 raise
         except sqlite3.Error as exc:
-            raise typed_error(exc, self.path, doing=f"store exchange {source_ref[:80]!r}") from exc
-        for word in new:
-            index.word_id(word)
-        rid = cur.lastrowid
-        assert rid is not None
-        rec = Record(
-            id=rid,
-            source_ref=source_ref,
-            user=user,
-            reply=reply,
-            user_tokens=ut,
-            reply_tokens=rt,
-            timestamp=when,
-        )
-        index.add(rec)
-        self._max_id = max(self._max_id, rid)
-        return rec
+            ref = batch[0].source_ref[:80]
+            rest = f" (and the {len(batch) - 1} after it)" if len(batch) > 1 else ""
+            raise typed_error(exc, self.path, doing=f"store exchange {ref!r}{rest}") from exc
+        index.add_many(records)
+        if records:
+            self._max_id = max(self._max_id, records[-1].id)
+            self._next_id = records[-1].id + 1
+        got = {rec.source_ref: rec for rec in records}
+        return [None if ref is None else got.get(ref) for ref in wanted]
 
     def delete(self, source_ref: str) -> bool:
         """Delete an exchange's record in one transaction and decrement its counts (F16).
@@ -320,17 +284,6 @@ class SqliteStore(Retriever):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _stored_timestamp(value: object, path: Path, rid: int) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(str(value))
-    except ValueError:
-        raise StoreCorruptError(
-            f"{path}: record {rid} has a malformed timestamp {value!r}; {salvage_hint(path)}"
-        ) from None
 
 
 __all__ = [

@@ -1,0 +1,136 @@
+"""Writing new exchanges to the SQLite store: a whole batch inside the caller's transaction.
+
+A batch costs two ``executemany`` statements (its new words, its records) whatever its size,
+so the per-exchange cost is the tokenising and the index update, not SQLite round trips.
+New words get their ids in order of first appearance across the batch, user text before
+reply, exchange by exchange: the ids one-by-one ingests would give. Record ids continue
+``AUTOINCREMENT``'s sequence (the largest id ever used + 1), so ids are never reused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from array import array
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from worldinfo.sources.retriever import is_system_exchange
+from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.store_schema import blob
+from worldinfo.sources.timestamps import optional_timestamp
+
+_INSERT_WORDS = "INSERT INTO words (id, word) VALUES (?, ?)"
+_INSERT_RECORDS = (
+    "INSERT INTO records (id, source_ref, user, reply, user_tokens, reply_tokens, timestamp)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+_NEXT_ID = (
+    "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0),"
+    " coalesce((SELECT max(id) FROM records), 0)) + 1"
+)
+
+
+class NewExchange(NamedTuple):
+    """An exchange to store, tokenised before the write lock is taken (a tuple: cheap)."""
+
+    source_ref: str
+    user: str
+    reply: str
+    timestamp: datetime | None
+    user_words: list[str]
+    reply_words: list[str]
+
+
+def prepare(
+    items: Sequence[tuple[str, str, str, object]],
+    index: RetrieverIndex,
+    *,
+    tokens: Callable[[str], list[str]],
+) -> tuple[list[str | None], list[NewExchange]]:
+    """Check and tokenise ``(user, reply, source_ref, timestamp)`` items before the lock.
+
+    Returns:
+        Per item its ``source_ref`` if it is to be stored, else ``None`` (a system exchange,
+        already stored, or a repeat within the items); and the exchanges to store.
+
+    Raises:
+        TimestampError: a timestamp is in no accepted form (checked for every item first).
+    """
+    wanted: list[str | None] = []
+    seen: set[str] = set()
+    batch: list[NewExchange] = []
+    for user, reply, ref, stamp in items:
+        when = optional_timestamp(stamp)
+        if ref in index.by_ref or ref in seen or is_system_exchange(user):
+            wanted.append(None)
+            continue
+        wanted.append(ref)
+        seen.add(ref)
+        batch.append(NewExchange(ref, user, reply, when, tokens(user), tokens(reply)))
+    return wanted, batch
+
+
+def next_record_id(db: sqlite3.Connection) -> int:
+    """The id ``AUTOINCREMENT`` would give the next record (never one used before)."""
+    row = db.execute(_NEXT_ID).fetchone()
+    return int(row[0])
+
+
+def write_exchanges(
+    db: sqlite3.Connection, index: RetrieverIndex, batch: Sequence[NewExchange], *, first_id: int
+) -> list[Record]:
+    """Insert the batch's new words and its records; return the records (not yet indexed).
+
+    Runs under the caller's write lock, after it caught up with other writers. The new
+    words are added to ``index``'s word table (count 0) so their ids are taken; if the
+    transaction is not committed, the caller undoes that with ``index.forget_words``.
+    The records get ids from ``first_id`` on (``next_record_id``, which the caller may keep
+    from its last write while no other process has committed).
+
+    Raises:
+        sqlite3.Error: as SQLite raises it (the caller rolls back and types it).
+    """
+    first = len(index.words)
+    records = [
+        Record(
+            id=first_id + k,
+            source_ref=ex.source_ref,
+            user=ex.user,
+            reply=ex.reply,
+            user_tokens=_ids(index, ex.user_words),
+            reply_tokens=_ids(index, ex.reply_words),
+            timestamp=ex.timestamp,
+        )
+        for k, ex in enumerate(batch)
+    ]
+    if len(index.words) > first:
+        db.executemany(_INSERT_WORDS, zip(itertools.count(first), index.words[first:]))
+    db.executemany(
+        _INSERT_RECORDS,
+        [
+            (
+                r.id,
+                r.source_ref,
+                r.user,
+                r.reply,
+                blob(r.user_tokens),
+                blob(r.reply_tokens),
+                r.timestamp and r.timestamp.isoformat(),
+            )
+            for r in records
+        ],
+    )
+    return records
+
+
+def _ids(index: RetrieverIndex, words: list[str]) -> array[int]:
+    """Word ids of ``words``; a new word gets the next id where it first appears."""
+    ids = list(map(index.word_ids.get, words))
+    if None in ids:
+        for i, word in enumerate(words):
+            if ids[i] is None:
+                ids[i] = index.word_id(word)
+    return array("i", ids)  # type: ignore[arg-type]  # no None left
