@@ -102,7 +102,7 @@ def translate(pattern: str, flags: str) -> Translation:
         pattern=frag.text,
         exact_below=p.exact_below,
         anchored=anchored,
-        needles=lit.needles(frag.facts),
+        needles=lit.needles(frag.facts) if p.exact_below is None else None,
         line_local=local,
     )
 

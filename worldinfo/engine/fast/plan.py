@@ -26,7 +26,7 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import split_key
 from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.buffer import MATCH_FLAGS
-from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
+from worldinfo.engine.fast.matcher import KeyIndex, Needle
 from worldinfo.engine.gathering import (
     BookSelection,
     SelectedBooks,
@@ -37,6 +37,7 @@ from worldinfo.engine.gathering import (
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
+from worldinfo.engine.regex_outcomes import RegexOutcomes
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros.names import may_have_macros
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
@@ -49,8 +50,9 @@ EMPTY = -1
 UNKNOWN = -2
 """Slot of a key the index cannot decide (regex, macro, non-string, line break)."""
 REGEX = -10
-"""``REGEX - id``: a regex key whose matches all contain needle ``id``; without it the key
-cannot match, with it the regex itself is tested on the scan text."""
+"""``REGEX - g``: a regex key whose matches all contain one of the needles
+``Plan.regex_needles[g]`` (``RegexKey.needles``); without them the key cannot match, with
+one the regex itself is tested on the scan text."""
 MAX_PLANS = 4
 
 
@@ -104,6 +106,8 @@ class Plan:
     trust: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
+    regex_needles: list[tuple[int, ...]] = field(default_factory=list)
+    """Needle ids of each regex key slot (``REGEX - g``): one of them is in every match."""
 
     def ensure_hash(self, pos: int) -> None:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
@@ -153,6 +157,8 @@ class ScanCache:
         self._books: dict[str, tuple[Book, list[tuple[RawEntry, Origin]]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
         self._trust = DEFAULT_TRUST
+        self.regex_outcomes = RegexOutcomes()
+        """Regex key outcomes by text, kept across scans and books (``regex_outcomes``)."""
 
     def plan(
         self,
@@ -199,6 +205,7 @@ class ScanCache:
         """Forget which keys each line of text holds (for measuring scans of unseen text)."""
         for plan in self._plans.values():
             plan.needles.forget_lines()
+        self.regex_outcomes.forget()
 
     def _templates(self, name: str, book: Book | None) -> list[tuple[RawEntry, Origin]]:
         """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
@@ -269,6 +276,8 @@ class Gate:
     policy: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     regex: RegexClock = field(default_factory=RegexClock)
+    regex_needles: list[tuple[int, ...]] = field(default_factory=list)
+    """Filled by ``_slot``: the needle ids of each regex key slot (``Plan.regex_needles``)."""
 
 
 def _slot(
@@ -289,12 +298,14 @@ def _slot(
             return UNKNOWN  # not compiled now: the scan decides (and skips it) itself
         rk = gate.regex.compile(text) if split_key(text) is not None else None
         if rk is not None:
-            clipped = rk.exact_below is not None or rk.refused is not None
-            found = None if clipped else required_literal(rk.source, rk.flags)
-            if found is None:
+            if rk.needles is None or rk.exact_below is not None or rk.refused is not None:
                 return UNKNOWN
-            nid = needles.add(Needle(text=found[0], lowered=found[1], whole_word=False))
-            return REGEX - nid
+            ids = tuple(
+                needles.add(Needle(text=n, lowered=rk.lowered, whole_word=False))
+                for n in rk.needles
+            )
+            gate.regex_needles.append(ids)
+            return REGEX - (len(gate.regex_needles) - 1)
     case = entry_rules.case_sensitive(entry, settings)
     if not case:
         text = _js.lower(text)
@@ -367,6 +378,7 @@ def build_plan(
         hashed=bytearray(len(entries)),
         trust=trust.policy,
         untrusted=trust.untrusted,
+        regex_needles=trust.regex_needles,
     )
     for pos, e in enumerate(entries):
         keys = e.get("key", UNDEFINED)
@@ -396,8 +408,14 @@ def build_plan(
         if kind in (Kind.PLAIN, Kind.GATED):
             table = plan.by_needle[cid]
             for slot in dict.fromkeys(primary):
-                nid = slot if slot >= 0 else REGEX - slot if slot <= REGEX else -1
-                if nid >= 0:
+                ids = (
+                    (slot,)
+                    if slot >= 0
+                    else trust.regex_needles[REGEX - slot]
+                    if slot <= REGEX
+                    else ()
+                )
+                for nid in ids:
                     table.setdefault(nid, []).append(pos)
         elif kind == Kind.ALWAYS:
             plan.always_visit.append(pos)

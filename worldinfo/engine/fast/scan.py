@@ -124,7 +124,7 @@ class FastScan:
             return False
         hits = self.hits(self.plan.config[pos])
         if slot <= REGEX:
-            return None if REGEX - slot in hits else False
+            return None if not hits.isdisjoint(self.plan.regex_needles[REGEX - slot]) else False
         return slot in hits
 
     # --- visiting -----------------------------------------------------------------------
