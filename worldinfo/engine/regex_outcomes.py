@@ -26,6 +26,8 @@ dropped first.
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Callable
 
 from worldinfo import _js
@@ -35,6 +37,8 @@ MAX_TEXTS = 50_000
 MAX_CHARS = 8_000_000
 MAX_OUTCOMES = 500_000
 _SPLITS = 64
+"""Most texts whose lines, line starts or lowered form are kept (the texts of a few scans)."""
+_BREAK = re.compile("\n")
 
 Run = Callable[[str], "bool | None"]
 """Tests the key on a text within the limits: the outcome, or ``None`` when undecided."""
@@ -62,6 +66,7 @@ class RegexOutcomes:
         self._known: dict[str, dict[str, bool]] = {}
         self._lowered: dict[str, str] = {}
         self._splits: dict[str, list[str]] = {}
+        self._starts: dict[str, list[int]] = {}
         self._chars = 0
         self._outcomes = 0
         self.runs = 0
@@ -79,20 +84,44 @@ class RegexOutcomes:
         Returns:
             The outcome; an undecided test is no match.
         """
-        if not key.line_local:
+        if not key.line_local or key.needles is None or "\n" not in text:
             return self._decide(key, text, run) is True
-        lines = self._splits.get(text)
-        if lines is None:
-            if len(self._splits) >= _SPLITS:
-                self._splits.clear()
-            lines = self._splits[text] = text.split("\n")
-        for line in lines:
-            hit = self._decide(key, line, run)
+        lines = self._lines(text)
+        for i in self._candidates(key, text):
+            hit = self._decide(key, lines[i], run)
             if hit is None:
                 return False
             if hit:
                 return True
         return False
+
+    def _lines(self, text: str) -> list[str]:
+        lines = self._splits.get(text)
+        if lines is None:
+            if len(self._splits) >= _SPLITS:
+                self._splits.clear()
+            lines = self._splits[text] = text.split("\n")
+        return lines
+
+    def _candidates(self, key: RegexKey, text: str) -> list[int]:
+        """Indexes of the lines of ``text`` holding one of the key's needles, ascending
+        (``_js.lower`` keeps line breaks, so the lowered text has the same lines)."""
+        seen = self._seen(key, text)
+        starts = self._starts.get(seen)
+        if starts is None:
+            if len(self._starts) >= _SPLITS:
+                self._starts.clear()
+            starts = self._starts[seen] = [0] + [m.end() for m in _BREAK.finditer(seen)]
+        found: set[int] = set()
+        for needle in key.needles or ():
+            at = seen.find(needle)
+            while at != -1:
+                line = bisect.bisect_right(starts, at) - 1
+                found.add(line)
+                if line + 1 >= len(starts):
+                    break
+                at = seen.find(needle, starts[line + 1])
+        return sorted(found)
 
     def _decide(self, key: RegexKey, text: str, run: Run) -> bool | None:
         known = self._known.get(text)
@@ -100,7 +129,7 @@ class RegexOutcomes:
             hit = known.get(key.key)
             if hit is not None:
                 return hit
-        if key.needles is not None and not self._has_needle(key, text):
+        if key.needles is not None and not any(n in self._seen(key, text) for n in key.needles):
             hit = False
         else:
             self.runs += 1
@@ -111,16 +140,16 @@ class RegexOutcomes:
         self._remember(key.key, text, hit=hit)
         return hit
 
-    def _has_needle(self, key: RegexKey, text: str) -> bool:
-        seen = text
-        if key.lowered:
-            low = self._lowered.get(text)
-            if low is None:
-                if len(self._lowered) >= self.max_texts:
-                    self._lowered.clear()
-                low = self._lowered[text] = _js.lower(text)
-            seen = low
-        return any(n in seen for n in key.needles or ())
+    def _seen(self, key: RegexKey, text: str) -> str:
+        """The text the key's needles are looked for in: its ``_js.lower`` form for ``i``."""
+        if not key.lowered:
+            return text
+        low = self._lowered.get(text)
+        if low is None:
+            if len(self._lowered) >= _SPLITS:
+                self._lowered.clear()
+            low = self._lowered[text] = _js.lower(text)
+        return low
 
     def _remember(self, key: str, text: str, *, hit: bool) -> None:
         known = self._known.get(text)
@@ -140,13 +169,13 @@ class RegexOutcomes:
             oldest = next(iter(self._known))
             self._outcomes -= len(self._known.pop(oldest))
             self._chars -= len(oldest)
-            self._lowered.pop(oldest, None)
 
     def forget(self) -> None:
         """Drop every remembered outcome (benchmarks measure unseen text this way)."""
         self._known.clear()
         self._lowered.clear()
         self._splits.clear()
+        self._starts.clear()
         self._chars = 0
         self._outcomes = 0
 
