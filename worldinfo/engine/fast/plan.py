@@ -62,7 +62,8 @@ class Kind(IntEnum):
     NEVER = 0
     """Disabled: every check before ``disable`` is side-effect free, so it is never visited."""
     PLAIN = 1
-    """Every check but the keys is known to pass: decided from the key index alone."""
+    """Every check but the keys is known to pass: decided from the key index alone (and
+    regex keys tested in order, where the key index has found one of their needles)."""
     GATED = 2
     """Cannot activate without a primary key hit: visited (full checks) only on a hit."""
     ALWAYS = 3
@@ -108,6 +109,8 @@ class Plan:
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
     regex_needles: list[tuple[int, ...]] = field(default_factory=list)
     """Needle ids of each regex key slot (``REGEX - g``): one of them is in every match."""
+    regex_positions: set[int] = field(default_factory=set)
+    """Positions of the entries with a regex key slot (primary or secondary)."""
 
     def ensure_hash(self, pos: int) -> None:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need: a scan
@@ -337,8 +340,9 @@ def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
-    decided = all(s >= EMPTY for s in primary) and (
-        secondary is None or all(s >= EMPTY for s in secondary.slots)
+    # A regex slot is decided too: ``FastScan.nominates`` tests it as ``match_key`` would.
+    decided = all(s >= EMPTY or s <= REGEX for s in primary) and (
+        secondary is None or all(s >= EMPTY or s <= REGEX for s in secondary.slots)
     )
     plain = (
         rules.triggers(entry) is None
@@ -403,6 +407,8 @@ def build_plan(
         plan.config.append(cid)
         plan.primary.append(primary)
         plan.secondary.append(secondary)
+        if any(s <= REGEX for s in primary + (secondary.slots if secondary else ())):
+            plan.regex_positions.add(pos)
         if _js.truthy(e.get("ignoreBudget", UNDEFINED)):
             plan.any_ignore_budget = True
         if kind in (Kind.PLAIN, Kind.GATED):

@@ -20,6 +20,7 @@ from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
+from worldinfo.engine.fast.regex_keys import regex_nominates
 from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
@@ -155,11 +156,16 @@ class FastScan:
         return sorted(positions)
 
     def nominates(self, pos: int) -> bool:
-        """For a visited ``PLAIN`` entry (a primary key is present): the secondary logic."""
-        sec = self.plan.secondary[pos]
-        if sec is None:
+        """For a visited ``PLAIN`` entry (a primary key or needle is present): its keys."""
+        plan = self.plan
+        sec = plan.secondary[pos]
+        regex = pos in plan.regex_positions
+        if sec is None and not regex:
             return True
-        hits = self.hits(self.plan.config[pos])
+        hits = self.hits(plan.config[pos])
+        if regex:
+            return regex_nominates(plan, pos, hits=hits, buffer=self.buffer, state=self._state)
+        assert sec is not None
         return entry_rules.secondary_holds(sec.logic, (s != EMPTY and s in hits for s in sec.slots))
 
 
