@@ -10,8 +10,8 @@ The scan text of an entry changes from turn to turn (the depth window slides by 
 message, recursion appends), so whole texts rarely repeat between turns; lines do. A
 ``line_local`` key (``worldinfo._js.regex.literals``: no part of it can match or look at a
 line break, no input anchors) matches a text exactly when it matches one of the text's
-lines alone, so its outcome is kept per line, and a new turn tests only its new lines.
-Other keys are kept per whole text. Before a text (or line) is tested, the key's needles
+lines alone, so its outcome is kept per line (and per whole text), and a new turn tests
+only its new lines. Other keys are kept per whole text. Before a text (or line) is tested, the key's needles
 (``RegexKey.needles``, one of which occurs in every text it matches) are looked for in it:
 without one, the outcome is "no match" without running the regex.
 
@@ -86,14 +86,20 @@ class RegexOutcomes:
         """
         if not key.line_local or key.needles is None or "\n" not in text:
             return self._decide(key, text, run) is True
+        known = self._known.get(text)
+        if known is not None and key.key in known:
+            return known[key.key]
         lines = self._lines(text)
         for i in self._candidates(key, text):
             hit = self._decide(key, lines[i], run)
             if hit is None:
                 return False
             if hit:
-                return True
-        return False
+                break
+        else:
+            hit = False
+        self._remember(key.key, text, hit=hit)  # the whole text too: the same scan text again
+        return hit
 
     def _lines(self, text: str) -> list[str]:
         lines = self._splits.get(text)

@@ -5,20 +5,19 @@ to ``keys_match``: primary keys tested in order until one matches, then the seco
 over the secondary keys, tested lazily in order. Here a plain key is answered by the key
 index; a regex key is "no match" unless the index found one of its needles
 (``Plan.regex_needles``), and otherwise tested by ``ScanBuffer.match_key`` on the entry's
-scan text, exactly the call ``Probe.test`` makes, so budgets, timeouts and their warnings
+scan text (``text(pos)``: ``ScanBuffer.haystack``), exactly the call ``Probe.test`` makes, so budgets, timeouts and their warnings
 are the same, in the same order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.fast.plan import EMPTY, REGEX, Plan
-from worldinfo.types import ScanState
 
 
 def regex_nominates(
@@ -27,11 +26,10 @@ def regex_nominates(
     *,
     hits: frozenset[int] | set[int],
     buffer: ScanBuffer,
-    state: ScanState,
+    text: Callable[[int], str],
 ) -> bool:
     """Do the keys of the ``PLAIN`` entry at ``pos`` (with a regex key) activate it (R32)?"""
     entry = plan.entries[pos]
-    haystack: list[str] = []
 
     def tests(slots: tuple[int, ...], keys: list[JSONValue] | None) -> Iterator[bool]:
         for slot, key in zip(slots, keys or (), strict=False):
@@ -40,10 +38,8 @@ def regex_nominates(
             elif slot == EMPTY or hits.isdisjoint(plan.regex_needles[REGEX - slot]):
                 yield False
             else:
-                if not haystack:
-                    haystack.append(buffer.haystack(entry, state))
                 assert isinstance(key, str)
-                yield buffer.match_key(haystack[0], _js.trim(key), entry)
+                yield buffer.match_key(text(pos), _js.trim(key), entry)
 
     if not any(tests(plan.primary[pos], entry_rules.primary_keys(entry))):
         return False

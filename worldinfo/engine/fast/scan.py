@@ -46,6 +46,7 @@ class FastScan:
         self._always = sorted(set(plan.always_visit) | dynamic)
         self._state = ScanState.NONE
         self._hits: dict[int, frozenset[int] | set[int]] = {}
+        self._texts: dict[int, str] = {}
         self._prefix: dict[int, frozenset[int]] = {0: frozenset()}
         self._extra: dict[tuple[bool, ...], frozenset[int]] = {}
         self._recurse_count = 0
@@ -59,6 +60,7 @@ class FastScan:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
         self._state = state
         self._hits.clear()
+        self._texts.clear()
 
     # --- key hits -----------------------------------------------------------------------
 
@@ -155,6 +157,15 @@ class FastScan:
             positions |= found
         return sorted(positions)
 
+    def haystack(self, pos: int) -> str:
+        """The scan text of the entry at ``pos`` in this pass (``ScanBuffer.haystack``, which
+        depends only on the entry's configuration, kept per configuration for the pass)."""
+        cid = self.plan.config[pos]
+        text = self._texts.get(cid)
+        if text is None:
+            text = self._texts[cid] = self.buffer.haystack(self.plan.entries[pos], self._state)
+        return text
+
     def nominates(self, pos: int) -> bool:
         """For a visited ``PLAIN`` entry (a primary key or needle is present): its keys."""
         plan = self.plan
@@ -164,7 +175,7 @@ class FastScan:
             return True
         hits = self.hits(plan.config[pos])
         if regex:
-            return regex_nominates(plan, pos, hits=hits, buffer=self.buffer, state=self._state)
+            return regex_nominates(plan, pos, hits=hits, buffer=self.buffer, text=self.haystack)
         assert sec is not None
         return entry_rules.secondary_holds(sec.logic, (s != EMPTY and s in hits for s in sec.slots))
 
