@@ -195,6 +195,17 @@ class ScanBuffer:
             return needle in haystack
         return whole_word_in(haystack, needle)
 
+    def match_regex(self, haystack: str, rk: RegexKey, entry: Mapping[str, JSONValue]) -> bool:
+        """``match_key`` for a key already known to compile to ``rk`` (``regex_key``'s result
+        for it, which is cached): the same checks, without looking the key up again."""
+        if self.untrusted and not self.key_allowed(rk.key, entry):
+            return False
+        if self.regex.remaining() <= 0:
+            self.undecided += 1
+            self.regex.skipped += 1
+            return False
+        return self._test_regex(rk, haystack, entry)
+
     def key_allowed(self, needle: str, entry: Mapping[str, JSONValue]) -> bool:
         """May ``entry`` use ``needle`` (the key about to be matched)? Only untrusted entries
         are ever refused (``trust.key_refusal``); each refusal is warned about once a scan."""

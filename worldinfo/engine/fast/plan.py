@@ -23,7 +23,7 @@ from enum import IntEnum
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._js.regex import split_key
+from worldinfo._js.regex import RegexKey, split_key
 from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.buffer import MATCH_FLAGS
 from worldinfo.engine.fast.matcher import KeyIndex, Needle
@@ -109,6 +109,8 @@ class Plan:
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
     regex_needles: list[tuple[int, ...]] = field(default_factory=list)
     """Needle ids of each regex key slot (``REGEX - g``): one of them is in every match."""
+    regex_keys: list[RegexKey] = field(default_factory=list)
+    """The compiled key of each regex key slot (``REGEX - g``)."""
     regex_positions: set[int] = field(default_factory=set)
     """Positions of the entries with a regex key slot (primary or secondary)."""
 
@@ -281,6 +283,8 @@ class Gate:
     regex: RegexClock = field(default_factory=RegexClock)
     regex_needles: list[tuple[int, ...]] = field(default_factory=list)
     """Filled by ``_slot``: the needle ids of each regex key slot (``Plan.regex_needles``)."""
+    regex_keys: list[RegexKey] = field(default_factory=list)
+    """Filled by ``_slot``: the compiled key of each regex key slot (``Plan.regex_keys``)."""
 
 
 def _slot(
@@ -308,6 +312,7 @@ def _slot(
                 for n in rk.needles
             )
             gate.regex_needles.append(ids)
+            gate.regex_keys.append(rk)
             return REGEX - (len(gate.regex_needles) - 1)
     case = entry_rules.case_sensitive(entry, settings)
     if not case:
@@ -383,6 +388,7 @@ def build_plan(
         trust=trust.policy,
         untrusted=trust.untrusted,
         regex_needles=trust.regex_needles,
+        regex_keys=trust.regex_keys,
     )
     for pos, e in enumerate(entries):
         keys = e.get("key", UNDEFINED)
