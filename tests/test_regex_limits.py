@@ -103,12 +103,12 @@ def test_generous_total_changes_nothing(tests_run: list[str]) -> None:
 
 
 def test_timed_out_key_is_not_rerun_on_the_same_text(tests_run: list[str]) -> None:
-    key = "/(x|xx)+y7/"  # exponential on a run of x
+    key = "/(x|xx)+y7/"  # exponential on a run of x; its needle "y7" is in the text
     b = book_of([key, "weather"])
     session = Session(
         books={"b": b},
         global_books=["b"],
-        chat=[Message(name="U", mes=f"weather {RUN}", is_user=True)],
+        chat=[Message(name="U", mes=f"weather y7 {RUN}", is_user=True)],
         regex_limits=RegexLimits(per_key=0.01, per_scan=10.0),
     )
     first = session.generate()
@@ -119,7 +119,13 @@ def test_timed_out_key_is_not_rerun_on_the_same_text(tests_run: list[str]) -> No
     assert tests_run == [key]  # not run again
     assert any("timed out on this text before, not run again" in w for w in again.warnings)
     assert [e["uid"] for e in again.activated] == [1]
-    session.generate(append=[Message(name="A", mes="something new")])  # a new text
+    # A new scan text: the key can match within one line only (line-local), so it is run
+    # on lines, and the line it timed out on is not run again; the new line lacks its
+    # needle "y7", so it is not run there either.
+    third = session.generate(append=[Message(name="A", mes="something new")])
+    assert tests_run == [key]
+    assert any("timed out on this text before, not run again" in w for w in third.warnings)
+    session.generate(append=[Message(name="A", mes=f"y7 {RUN}x")])  # a new line to try
     assert tests_run == [key, key]
 
 

@@ -19,6 +19,7 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey, RegexTimeout, shown
 from worldinfo.engine import entry_rules
 from worldinfo.engine.regex_limits import RegexClock, TimeoutMemo
+from worldinfo.engine.regex_outcomes import RegexOutcomes
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import ScanState, Settings
@@ -64,6 +65,8 @@ class ScanBuffer:
     skew: int = 0
     regex: RegexClock = field(default_factory=RegexClock)
     memo: TimeoutMemo | None = None
+    outcomes: RegexOutcomes | None = None
+    """Regex key outcomes kept across scans (the fast path's ``ScanCache`` passes one)."""
     trust: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
@@ -192,6 +195,17 @@ class ScanBuffer:
             return needle in haystack
         return whole_word_in(haystack, needle)
 
+    def match_regex(self, haystack: str, rk: RegexKey, entry: Mapping[str, JSONValue]) -> bool:
+        """``match_key`` for a key already known to compile to ``rk`` (``regex_key``'s result
+        for it, which is cached): the same checks, without looking the key up again."""
+        if self.untrusted and not self.key_allowed(rk.key, entry):
+            return False
+        if self.regex.remaining() <= 0:
+            self.undecided += 1
+            self.regex.skipped += 1
+            return False
+        return self._test_regex(rk, haystack, entry)
+
     def key_allowed(self, needle: str, entry: Mapping[str, JSONValue]) -> bool:
         """May ``entry`` use ``needle`` (the key about to be matched)? Only untrusted entries
         are ever refused (``trust.key_refusal``); each refusal is warned about once a scan."""
@@ -207,8 +221,17 @@ class ScanBuffer:
         return False
 
     def _test_regex(self, rk: RegexKey, haystack: str, entry: Mapping[str, JSONValue]) -> bool:
-        """Run a regex key within its per-key bound and what is left of the scan's total;
-        a key known to time out on this very text (``memo``) is not run again."""
+        """Test a regex key: through the remembered ``outcomes`` when there are some."""
+        if self.outcomes is None:
+            return self._run_regex(rk, haystack, entry) is True
+        return self.outcomes.test(rk, haystack, lambda text: self._run_regex(rk, text, entry))
+
+    def _run_regex(
+        self, rk: RegexKey, haystack: str, entry: Mapping[str, JSONValue]
+    ) -> bool | None:
+        """Run a regex key within its per-key bound and what is left of the scan's total
+        (``None``: undecided, reported); a key known to time out on this very text
+        (``memo``) is not run again."""
         clock = self.regex
         limits = clock.limits
         memo = self.memo
@@ -218,12 +241,12 @@ class ScanBuffer:
                 f"regex key timed out on this text before, not run again: {_where(entry)}, "
                 f"key {shown(rk.key)}"
             )
-            return False
+            return None
         remaining = clock.remaining()
         if remaining <= 0:
             self.undecided += 1
             clock.skipped += 1
-            return False
+            return None
         timeout = min(limits.per_key, remaining)
         start = limits.clock()
         try:
@@ -233,7 +256,7 @@ class ScanBuffer:
             if memo is not None and not exc.refused and timeout >= limits.per_key:
                 memo.add(rk.key, haystack)
             self.warnings.append(f"regex key {exc.reason}: {_where(entry)}, key {shown(rk.key)}")
-            return False
+            return None
         finally:
             clock.spent += limits.clock() - start
 

@@ -178,6 +178,7 @@ def _check(
     budget = compute_budget(settings, max_context)
     plan: Plan | None = None
     if cache is not None:
+        buffer.outcomes = cache.regex_outcomes
         plan = cache.plan(books, selection, settings, trust=trust, regex=regex)
         if plan is not None and trace:
             plan.ensure_all_hashes()  # the traced scan works on copies of every entry

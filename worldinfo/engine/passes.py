@@ -92,13 +92,12 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     seen: set[int] = set()
     plain = fast.plan.plain
     dynamic = fast.dynamic
-    secondary = fast.plan.secondary
     for pos in fast.visit():
         entry = entries[pos]
         if plain[pos] and pos not in dynamic:
             if keys[pos] in activated or id(entry) in failed:
                 continue
-            if secondary[pos] is None or fast.nominates(pos):
+            if fast.nominates(pos):
                 seen.add(id(entry))
                 nominated.append(entry)
             continue

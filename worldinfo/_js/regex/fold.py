@@ -147,6 +147,16 @@ def fold_table(*, unicode: bool) -> dict[int, int]:
     return {c: g[0] for g in _groups(unicode=unicode) for c in g if c != g[0]}
 
 
+@functools.cache
+def _group_of(*, unicode: bool) -> dict[int, tuple[int, ...]]:
+    return {c: g for g in _groups(unicode=unicode) for c in g}
+
+
+def case_group(cp: int, *, unicode: bool) -> tuple[int, ...]:
+    """Every character an ``i`` pattern lets ``cp`` stand for (``cp`` itself included)."""
+    return _group_of(unicode=unicode).get(cp, (cp,))
+
+
 def fold_char(cp: int, *, unicode: bool) -> int:
     """The canonical form of one character (a literal of an ``i`` pattern)."""
     return fold_table(unicode=unicode).get(cp, cp)

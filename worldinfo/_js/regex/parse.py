@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex  # type: ignore[import-untyped,unused-ignore]
+
 from worldinfo._js import to_utf16_units
+from worldinfo._js.regex import literals as lit
 from worldinfo._js.regex.chars import (
     ANY,
     CLASS_ESCAPES,
@@ -46,6 +49,8 @@ class Frag:
     shape: str = ""
     """``"anystar"``: every match starts with ``[\\s\\S]*``; ``"conj"``: a sequence of positive
     lookaheads on ``"anystar"`` patterns (true at some index implies true at index 0)."""
+    facts: lit.Facts = lit.UNKNOWN
+    """Needles and line locality of the fragment's matches (``literals``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,11 +64,16 @@ class Translation:
         anchored: the pattern is a conjunction of ``(?=[\\s\\S]*…)`` lookaheads without
             captures: it matches somewhere iff it matches at index 0, so ``test`` need not
             search (a search would be quadratic).
+        needles: one of these occurs in every text the pattern matches (compared with the
+            text's ``_js.lower`` form when the pattern has ``i``); ``None``: no such set.
+        line_local: ``test(text)`` is ``any(test(line))`` over ``text.split("\\n")``.
     """
 
     pattern: str
     exact_below: int | None
     anchored: bool = False
+    needles: tuple[str, ...] | None = None
+    line_local: bool = False
 
 
 def translate(pattern: str, flags: str) -> Translation:
@@ -87,7 +97,14 @@ def translate(pattern: str, flags: str) -> Translation:
     if frag.cost > TOTAL_BUDGET:  # never compiled: every test is reported like a timeout
         return Translation(pattern="(?!)", exact_below=0)
     anchored = frag.shape == "conj" and p.group_index == 0
-    return Translation(pattern=frag.text, exact_below=p.exact_below, anchored=anchored)
+    local = frag.facts.local and not anchored and "y" not in flags and p.exact_below is None
+    return Translation(
+        pattern=frag.text,
+        exact_below=p.exact_below,
+        anchored=anchored,
+        needles=lit.needles(frag.facts) if p.exact_below is None else None,
+        line_local=local,
+    )
 
 
 def _units(s: str) -> str:
@@ -109,6 +126,7 @@ class _Parser(Cursor):
         self.open: list[int] = []
         self.exact_below: int | None = None
         self.has_backrefs = _BACKREF.search(src) is not None
+        self.edge = lit.EMPTY if self.m else lit.Facts(exact=frozenset({""}))
 
     # --- structure ---------------------------------------------------------------------------
 
@@ -125,6 +143,7 @@ class _Parser(Cursor):
             min(a.minw for a in alts),
             sum(a.cost for a in alts),
             shape=shapes.pop() if len(shapes) == 1 else "",
+            facts=lit.alt([a.facts for a in alts]),
         )
 
     def alternative(self) -> Frag:
@@ -138,7 +157,11 @@ class _Parser(Cursor):
         elif parts and all(f.shape == "conj" for f in parts):
             shape = "conj"
         return Frag(
-            "".join(texts), sum(f.minw for f in parts), sum(f.cost for f in parts), shape=shape
+            "".join(texts),
+            sum(f.minw for f in parts),
+            sum(f.cost for f in parts),
+            shape=shape,
+            facts=lit.seq([f.facts for f in parts]),
         )
 
     def term(self) -> Frag:
@@ -163,26 +186,36 @@ class _Parser(Cursor):
         if not groups:
             return frag
         resets = "".join(f"(?P<g{n}>)" for n in groups)
-        return Frag(resets + frag.text, frag.minw, frag.cost + len(groups), frag.quantifiable)
+        return Frag(
+            resets + frag.text,
+            frag.minw,
+            frag.cost + len(groups),
+            frag.quantifiable,
+            facts=frag.facts,
+        )
 
     def assertion(self) -> Frag | None:
         c, rest = self.peek(), self.src[self.pos : self.pos + 4]
         if c == "^":
             self.pos += 1
-            return Frag(f"(?<!{_NOT_LT})" if self.m else "\\A", 0, 1, quantifiable=False)
+            return Frag(
+                f"(?<!{_NOT_LT})" if self.m else "\\A", 0, 1, quantifiable=False, facts=self.edge
+            )
         if c == "$":
             self.pos += 1
-            return Frag(f"(?!{_NOT_LT})" if self.m else "\\Z", 0, 1, quantifiable=False)
+            return Frag(
+                f"(?!{_NOT_LT})" if self.m else "\\Z", 0, 1, quantifiable=False, facts=self.edge
+            )
         if rest[:2] in ("\\b", "\\B"):
             self.pos += 2
             if not (self.u and self.i):  # regex's ASCII \b is JavaScript's, and fast
-                return Frag(f"(?a:{rest[:2]})", 0, 1, quantifiable=False)
+                return Frag(f"(?a:{rest[:2]})", 0, 1, quantifiable=False, facts=lit.EMPTY)
             w = _W_IU
             if rest[1] == "b":
                 text = f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))"
             else:
                 text = f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}))"
-            return Frag(text, 0, 1, quantifiable=False)
+            return Frag(text, 0, 1, quantifiable=False, facts=lit.EMPTY)
         if rest[:3] in ("(?=", "(?!"):
             self.pos += 3
             inner = self.close(self.disjunction())
@@ -193,11 +226,13 @@ class _Parser(Cursor):
                 inner.cost + 1,
                 quantifiable=not self.u,
                 shape="conj" if conj else "",
+                facts=lit.look(inner.facts, positive=rest[:3] == "(?="),
             )
         if rest in ("(?<=", "(?<!"):
             self.pos += 4
             inner = self.close(self.disjunction())
-            return Frag(f"{rest}{inner.text})", 0, inner.cost + 1, quantifiable=False)
+            facts = lit.look(inner.facts, positive=rest == "(?<=")
+            return Frag(f"{rest}{inner.text})", 0, inner.cost + 1, quantifiable=False, facts=facts)
         return None
 
     def close(self, frag: Frag) -> Frag:
@@ -233,12 +268,13 @@ class _Parser(Cursor):
         return lo, hi, lazy
 
     def repeat(self, frag: Frag, lo: int, hi: int | None, *, lazy: bool) -> Frag:
+        facts = lit.repeat(frag.facts, lo, hi)
         per = max(frag.cost, 1)
         limit = max(1, COUNT_BUDGET // per)
         if lo > limit:
             if frag.minw > 0:
                 self.clip(lo * frag.minw)
-                return Frag(f"(?!)(?:{frag.text})", lo * frag.minw, frag.cost + 1)
+                return Frag(f"(?!)(?:{frag.text})", lo * frag.minw, frag.cost + 1, facts=facts)
             self.clip(limit)
             lo = limit
         if hi is not None and hi > limit:
@@ -259,7 +295,7 @@ class _Parser(Cursor):
             q = f"{{{lo},{hi}}}"
         cost = per * ((hi if hi is not None else lo) + 1)
         text = f"(?:{frag.text}){q}{'?' if lazy else ''}"
-        return Frag(text, frag.minw * lo, cost, shape=shape)
+        return Frag(text, frag.minw * lo, cost, shape=shape, facts=facts)
 
     def clip(self, exact_below: int) -> None:
         if self.exact_below is None or exact_below < self.exact_below:
@@ -271,7 +307,7 @@ class _Parser(Cursor):
         c = self.peek()
         if c == ".":
             self.pos += 1
-            return Frag(_ANY if self.s else _NOT_LT, 1, 1)
+            return Frag(_ANY if self.s else _NOT_LT, 1, 1, facts=lit.Facts(local=not self.s))
         if c == "(":
             return self.group()
         if c == "[":
@@ -291,20 +327,25 @@ class _Parser(Cursor):
         return self.literal(ord(c))
 
     def literal(self, cp: int) -> Frag:
+        facts = lit.literal(cp, fold=self.i, unicode=self.u)
         if self.i:
             cp = fold_char(cp, unicode=self.u)
-        return Frag(escape_cp(cp), 1, 1)
+        return Frag(escape_cp(cp), 1, 1, facts=facts)
 
     def set_frag(self, cs: CharSet, *, negate: bool = False) -> Frag:
         if self.i:
             cs = fold_closure(cs, unicode=self.u)
-        return Frag(cs.emit(negate=negate), 1, 1)
+        text = cs.emit(negate=negate)
+        small = None if negate or cs.props else cs.ranges
+        facts = lit.char_class(small, fold=self.i, unicode=self.u)
+        local = regex.match(text, "\n") is None
+        return Frag(text, 1, 1, facts=lit.Facts(exact=facts.exact, need=facts.need, local=local))
 
     def group(self) -> Frag:
         if self.src.startswith("(?:", self.pos):
             self.pos += 3
             inner = self.close(self.disjunction())
-            return Frag(f"(?:{inner.text})", inner.minw, inner.cost + 1)
+            return Frag(f"(?:{inner.text})", inner.minw, inner.cost + 1, facts=inner.facts)
         if self.src.startswith("(?<", self.pos):
             _, self.pos = read_name(self.src, self.pos + 3, unicode=self.u)
         elif self.src.startswith("(?", self.pos):
@@ -316,12 +357,12 @@ class _Parser(Cursor):
         self.open.append(n)
         inner = self.close(self.disjunction())
         self.open.pop()
-        return Frag(f"(?P<g{n}>{inner.text})", inner.minw, inner.cost + 1)
+        return Frag(f"(?P<g{n}>{inner.text})", inner.minw, inner.cost + 1, facts=inner.facts)
 
     def backref(self, n: int) -> Frag:
         if n in self.open:
-            return Frag("", 0, 1)
-        return Frag(f"(?({n})(?:\\{n}))", 0, 1)
+            return Frag("", 0, 1, facts=lit.EMPTY)
+        return Frag(f"(?({n})(?:\\{n}))", 0, 1, facts=lit.Facts(local=True))
 
     def atom_escape(self) -> Frag:
         c = self.peek(1)

@@ -25,10 +25,10 @@ from enum import IntEnum
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._js.regex import split_key
+from worldinfo._js.regex import RegexKey, split_key
 from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.buffer import MATCH_FLAGS
-from worldinfo.engine.fast.matcher import KeyIndex, Needle, required_literal
+from worldinfo.engine.fast.matcher import KeyIndex, Needle
 from worldinfo.engine.gathering import (
     BookSelection,
     SelectedBooks,
@@ -39,6 +39,7 @@ from worldinfo.engine.gathering import (
     select_books,
 )
 from worldinfo.engine.regex_limits import RegexClock
+from worldinfo.engine.regex_outcomes import RegexOutcomes
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros.names import may_have_macros
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal, untrusted_keys
@@ -51,8 +52,9 @@ EMPTY = -1
 UNKNOWN = -2
 """Slot of a key the index cannot decide (regex, macro, non-string, line break)."""
 REGEX = -10
-"""``REGEX - id``: a regex key whose matches all contain needle ``id``; without it the key
-cannot match, with it the regex itself is tested on the scan text."""
+"""``REGEX - g``: a regex key whose matches all contain one of the needles
+``Plan.regex_needles[g]`` (``RegexKey.needles``); without them the key cannot match, with
+one the regex itself is tested on the scan text."""
 MAX_PLANS = 4
 
 
@@ -62,7 +64,8 @@ class Kind(IntEnum):
     NEVER = 0
     """Disabled: every check before ``disable`` is side-effect free, so it is never visited."""
     PLAIN = 1
-    """Every check but the keys is known to pass: decided from the key index alone."""
+    """Every check but the keys is known to pass: decided from the key index alone (and
+    regex keys tested in order, where the key index has found one of their needles)."""
     GATED = 2
     """Cannot activate without a primary key hit: visited (full checks) only on a hit."""
     ALWAYS = 3
@@ -109,6 +112,12 @@ class Plan:
     trust: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     """``"world.uid"`` of the untrusted entries (their keys pass ``trust.key_refusal``)."""
+    regex_needles: list[tuple[int, ...]] = field(default_factory=list)
+    """Needle ids of each regex key slot (``REGEX - g``): one of them is in every match."""
+    regex_keys: list[RegexKey] = field(default_factory=list)
+    """The compiled key of each regex key slot (``REGEX - g``)."""
+    regex_positions: set[int] = field(default_factory=set)
+    """Positions of the entries with a regex key slot (primary or secondary)."""
 
     def ensure_hash(self, pos: int) -> int:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
@@ -222,6 +231,8 @@ class ScanCache:
         self._books: dict[str, tuple[Book, list[tuple[RawEntry, Origin]]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
         self._trust = DEFAULT_TRUST
+        self.regex_outcomes = RegexOutcomes()
+        """Regex key outcomes by text, kept across scans and books (``regex_outcomes``)."""
 
     def plan(
         self,
@@ -268,6 +279,7 @@ class ScanCache:
         """Forget which keys each line of text holds (for measuring scans of unseen text)."""
         for plan in self._plans.values():
             plan.needles.forget_lines()
+        self.regex_outcomes.forget()
 
     def _templates(self, name: str, book: Book | None) -> list[tuple[RawEntry, Origin]]:
         """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
@@ -338,6 +350,10 @@ class Gate:
     policy: TrustPolicy = DEFAULT_TRUST
     untrusted: frozenset[str] = frozenset()
     regex: RegexClock = field(default_factory=RegexClock)
+    regex_needles: list[tuple[int, ...]] = field(default_factory=list)
+    """Filled by ``_slot``: the needle ids of each regex key slot (``Plan.regex_needles``)."""
+    regex_keys: list[RegexKey] = field(default_factory=list)
+    """Filled by ``_slot``: the compiled key of each regex key slot (``Plan.regex_keys``)."""
 
 
 def _slot(
@@ -358,12 +374,15 @@ def _slot(
             return UNKNOWN  # not compiled now: the scan decides (and skips it) itself
         rk = gate.regex.compile(text) if split_key(text) is not None else None
         if rk is not None:
-            clipped = rk.exact_below is not None or rk.refused is not None
-            found = None if clipped else required_literal(rk.source, rk.flags)
-            if found is None:
+            if rk.needles is None or rk.exact_below is not None or rk.refused is not None:
                 return UNKNOWN
-            nid = needles.add(Needle(text=found[0], lowered=found[1], whole_word=False))
-            return REGEX - nid
+            ids = tuple(
+                needles.add(Needle(text=n, lowered=rk.lowered, whole_word=False))
+                for n in rk.needles
+            )
+            gate.regex_needles.append(ids)
+            gate.regex_keys.append(rk)
+            return REGEX - (len(gate.regex_needles) - 1)
     case = entry_rules.case_sensitive(entry, settings)
     if not case:
         text = _js.lower(text)
@@ -425,7 +444,10 @@ def _kind(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None
         return Kind.ALWAYS
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
-    decided = min(primary) >= EMPTY and (secondary is None or min(secondary.slots) >= EMPTY)
+    # A regex slot is decided too: ``FastScan.nominates`` tests it as ``match_key`` would.
+    decided = all(s >= EMPTY or s <= REGEX for s in primary) and (
+        secondary is None or all(s >= EMPTY or s <= REGEX for s in secondary.slots)
+    )
     plain = (
         decided
         and rules.triggers(entry) is None
@@ -542,6 +564,8 @@ def build_plan(
         indexed=bytearray(len(entries)),
         trust=trust.policy,
         untrusted=trust.untrusted,
+        regex_needles=trust.regex_needles,
+        regex_keys=trust.regex_keys,
     )
     prepare = _Prepare(settings, needles, trust)
     by_needle = plan.by_needle
@@ -560,11 +584,20 @@ def build_plan(
         plan.config.append(cid)
         plan.primary.append(primary)
         plan.secondary.append(secondary)
+        if any(s <= REGEX for s in primary) or (
+            secondary is not None and any(s <= REGEX for s in secondary.slots)
+        ):
+            plan.regex_positions.add(pos)
         if kind == Kind.PLAIN or kind == Kind.GATED:
             table = by_needle[cid]
             for slot in primary if len(primary) == 1 else dict.fromkeys(primary):
-                nid = slot if slot >= 0 else REGEX - slot if slot <= REGEX else -1
-                if nid >= 0:
+                if slot >= 0:
+                    ids: tuple[int, ...] = (slot,)
+                elif slot <= REGEX:
+                    ids = trust.regex_needles[REGEX - slot]
+                else:
+                    continue
+                for nid in ids:
                     got = table.get(nid)
                     if got is None:
                         table[nid] = [pos]

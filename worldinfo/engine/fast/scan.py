@@ -20,6 +20,7 @@ from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
+from worldinfo.engine.fast.regex_keys import regex_nominates
 from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
@@ -45,6 +46,7 @@ class FastScan:
         self._always = sorted(set(plan.always_visit) | dynamic)
         self._state = ScanState.NONE
         self._hits: dict[int, frozenset[int] | set[int]] = {}
+        self._texts: dict[int, str] = {}
         self._prefix: dict[int, frozenset[int]] = {0: frozenset()}
         self._extra: dict[tuple[bool, ...], frozenset[int]] = {}
         self._recurse_count = 0
@@ -59,6 +61,7 @@ class FastScan:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
         self._state = state
         self._hits.clear()
+        self._texts.clear()
 
     # --- key hits -----------------------------------------------------------------------
 
@@ -125,7 +128,7 @@ class FastScan:
             return False
         hits = self.hits(self.plan.config[pos])
         if slot <= REGEX:
-            return None if REGEX - slot in hits else False
+            return None if not hits.isdisjoint(self.plan.regex_needles[REGEX - slot]) else False
         return slot in hits
 
     # --- visiting -----------------------------------------------------------------------
@@ -155,12 +158,26 @@ class FastScan:
             positions |= found
         return sorted(positions)
 
+    def haystack(self, pos: int) -> str:
+        """The scan text of the entry at ``pos`` in this pass (``ScanBuffer.haystack``, which
+        depends only on the entry's configuration, kept per configuration for the pass)."""
+        cid = self.plan.config[pos]
+        text = self._texts.get(cid)
+        if text is None:
+            text = self._texts[cid] = self.buffer.haystack(self.plan.entries[pos], self._state)
+        return text
+
     def nominates(self, pos: int) -> bool:
-        """For a visited ``PLAIN`` entry (a primary key is present): the secondary logic."""
-        sec = self.plan.secondary[pos]
-        if sec is None:
+        """For a visited ``PLAIN`` entry (a primary key or needle is present): its keys."""
+        plan = self.plan
+        sec = plan.secondary[pos]
+        regex = pos in plan.regex_positions
+        if sec is None and not regex:
             return True
-        hits = self.hits(self.plan.config[pos])
+        hits = self.hits(plan.config[pos])
+        if regex:
+            return regex_nominates(plan, pos, hits=hits, buffer=self.buffer, text=self.haystack)
+        assert sec is not None
         return entry_rules.secondary_holds(sec.logic, (s != EMPTY and s in hits for s in sec.slots))
 
 
