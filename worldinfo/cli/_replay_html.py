@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from worldinfo.cli._atomic import OutputError, write_text_atomic
-from worldinfo.engine.loop import compute_budget
+from worldinfo.engine.budget import compute_budget
 from worldinfo.replay import catalog, collect, read_turn
 from worldinfo.replay.html import render_html
 from worldinfo.result import ScanResult

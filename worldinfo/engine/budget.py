@@ -4,11 +4,27 @@ still pass, and an overflow lasts the whole scan."""
 
 from __future__ import annotations
 
+import math
+
 from worldinfo import _js
-from worldinfo._js import UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.state import WorkingState
 from worldinfo.engine.timed_effects import entry_key
-from worldinfo.types import RawEntry
+from worldinfo.types import RawEntry, Settings
+
+
+def compute_budget(settings: Settings, max_context: JSONValue) -> int:
+    """The token budget (R28 step 4): a percentage of the context, at least 1, capped."""
+    pct = _js.to_number(settings.budget)
+    if pct > 100:
+        pct = 25
+    budget = _js.js_round(pct * _js.to_number(max_context) / 100)
+    if budget == 0 or math.isnan(budget):
+        budget = 1
+    cap = _js.to_number(settings.budget_cap)
+    if cap > 0 and budget > cap:
+        budget = cap
+    return int(budget) if abs(budget) != float("inf") else 10**18
 
 
 def probability_and_budget(

@@ -7,49 +7,34 @@ the specification's sections.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
+from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
 from worldinfo.engine.fast.plan import Plan, ScanCache
 from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
 from worldinfo.engine.gathering import (
     BookSelection,
-    delay_levels,
     load_lore,
     select_books,
     sort_lore,
 )
 from worldinfo.engine.output import RegexHook, assemble, authors_note
-from worldinfo.engine.passes import run_pass
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
-from worldinfo.engine.source_hooks import ActivationSource, LoopState, ScanContext
+from worldinfo.engine.scan_loop import init_delay_levels, run_loops
+from worldinfo.engine.source_hooks import ActivationSource, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
 from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
 from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
-from worldinfo.types import Book, RawEntry, ScanState, Settings
+from worldinfo.types import Book, RawEntry, Settings
 
 NO_SCAN_DATA = ScanData()
 DEFAULT_MACROS = Macros()
-
-
-def compute_budget(settings: Settings, max_context: JSONValue) -> int:
-    """The token budget (R28 step 4): a percentage of the context, at least 1, capped."""
-    pct = _js.to_number(settings.budget)
-    if pct > 100:
-        pct = 25
-    budget = _js.js_round(pct * _js.to_number(max_context) / 100)
-    if budget == 0 or math.isnan(budget):
-        budget = 1
-    cap = _js.to_number(settings.budget_cap)
-    if cap > 0 and budget > cap:
-        budget = cap
-    return int(budget) if abs(budget) != float("inf") else 10**18
 
 
 def check(
@@ -241,8 +226,8 @@ def _check(
         if shared:
             scan.fast.shared = plan.entries
             scan.fast.shared_index = plan.index
-    _init_delay_levels(scan, plan)
-    loops = _run_loops(scan, sources)
+    init_delay_levels(scan, plan)
+    loops = run_loops(scan, sources)
 
     activated = list(scan.activated.values())
     finish = _pending_hashes(scan, activated)
@@ -298,94 +283,3 @@ def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[
             entry["hash"] = plan.ensure_hash(pos)
 
     return finish
-
-
-def _init_delay_levels(scan: WorkingState, plan: Plan | None) -> None:
-    """R29: the distinct ``delayUntilRecursion`` levels, ascending; the lowest is current."""
-    ordered = list(plan.levels) if plan is not None else delay_levels(scan.entries)
-    scan.current_level = ordered.pop(0) if ordered else 0
-    scan.pending_levels = ordered
-
-
-def _run_loops(scan: WorkingState, sources: Sequence[ActivationSource]) -> int:
-    count = 0
-    max_steps = scan.settings.max_recursion_steps
-    while scan.state != ScanState.NONE:
-        if _js.truthy(max_steps) and _js.le(max_steps, count):
-            break
-        count += 1
-        scan.loop = count
-        candidates, successful = run_pass(scan)
-        for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
-        next_state = _next_state(scan, for_recursion)
-        current = scan.state
-        scan.state = next_state
-        if next_state != ScanState.NONE:
-            text = "\n".join(_js.to_string(e.get("content", "")) for e in for_recursion)
-            if text:
-                scan.buffer.add_recurse(text)
-                scan.all_activated_text = text + "\n" + scan.all_activated_text
-        if sources:
-            _scan_done(scan, sources, count, current, candidates, successful)
-    return count
-
-
-def _next_state(scan: WorkingState, for_recursion: list[RawEntry]) -> ScanState:
-    """R50: recursion, min-activations widening, or a pending delay level."""
-    s = scan.settings
-    recursive = _js.truthy(s.recursive)
-    nxt = ScanState.NONE
-    if recursive and not scan.overflowed and for_recursion:
-        nxt = ScanState.RECURSION
-    if (
-        recursive
-        and not scan.overflowed
-        and scan.state == ScanState.MIN_ACTIVATIONS
-        and scan.buffer.recurse
-    ):
-        nxt = ScanState.RECURSION
-    min_act = _js.to_number(s.min_activations)
-    if (
-        nxt == ScanState.NONE
-        and not scan.overflowed
-        and min_act > 0
-        and len(scan.activated) < min_act
-    ):
-        depth = scan.buffer.global_depth()
-        depth_max = _js.to_number(s.min_activations_depth_max)
-        over = (depth_max > 0 and depth > depth_max) or depth > len(scan.buffer.chat)
-        if not over:
-            nxt = ScanState.MIN_ACTIVATIONS
-            scan.buffer.advance_scan()
-    if nxt == ScanState.NONE and scan.pending_levels:
-        nxt = ScanState.RECURSION
-        scan.current_level = scan.pending_levels.pop(0)
-    return nxt
-
-
-def _scan_done(
-    scan: WorkingState,
-    sources: Sequence[ActivationSource],
-    count: int,
-    current: ScanState,
-    candidates: list[RawEntry],
-    successful: list[RawEntry],
-) -> None:
-    state = LoopState(
-        loop=count,
-        current=current,
-        candidates=candidates,
-        successful=successful,
-        activated=list(scan.activated.values()),
-        next=scan.state,
-        recursed_text=scan.all_activated_text,
-        current_delay_level=_js.to_number(scan.current_level),
-        budget=scan.budget,
-        overflowed=scan.overflowed,
-    )
-    for source in sources:
-        source.scan_done(state)
-    scan.state = state.next
-    scan.all_activated_text = state.recursed_text
-    scan.budget = state.budget
-    scan.overflowed = state.overflowed

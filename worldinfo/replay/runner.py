@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from worldinfo import _js
-from worldinfo.engine.loop import compute_budget
+from worldinfo.engine.budget import compute_budget
 from worldinfo.replay.turns import TurnRecord, read_turn
 from worldinfo.session import Session
 from worldinfo.types import GENERATION_TYPES, Book, Message
