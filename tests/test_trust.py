@@ -298,3 +298,18 @@ def test_character_name_reaches_the_check() -> None:
     s = Session(books={b.name: b}, character=character, chat=[Message(name="U", mes="hi")])
     result = s.generate()
     assert uids(result) == [] and any("regex key refused" in w for w in result.warnings)
+
+
+def test_whether_a_book_is_untrusted_is_decided_once_and_stays_right() -> None:
+    trusted = Book.from_json("T", {"entries": {"0": {"uid": 0, "key": ["a"]}}})
+    untrusted = Book.from_json(
+        "U", {"entries": {"0": {"uid": 0, "key": ["a"]}}}, origin=Origin(trusted=False)
+    )
+    for _ in range(2):  # the second round reads the answers kept on the books
+        assert DEFAULT_TRUST.macro_writes([trusted])
+        assert not DEFAULT_TRUST.macro_writes([trusted, untrusted])
+        assert not DEFAULT_TRUST.macro_writes([None, untrusted])
+    assert trusted.derived == {"has_untrusted": False}
+    assert untrusted.derived == {"has_untrusted": True}
+    assert trusted == Book.from_json("T", {"entries": {"0": {"uid": 0, "key": ["a"]}}})
+    assert dataclasses.replace(DEFAULT_TRUST, allow_variable_writes=True).macro_writes([untrusted])

@@ -70,7 +70,7 @@ class TrustPolicy:
         """May the macro evaluator store variables while ``books`` are loaded?"""
         if self.allow_variable_writes:
             return True
-        return not any(is_untrusted(e) for b in books if b is not None for e in b.entries or ())
+        return not any(book_has_untrusted(b) for b in books if b is not None)
 
 
 DEFAULT_TRUST = TrustPolicy()
@@ -96,6 +96,16 @@ def marked_untrusted(data: Mapping[str, JSONValue]) -> bool:
 def is_untrusted(entry: Entry) -> bool:
     """Is ``entry`` of untrusted origin (its ``Origin`` or its stored mark says so)?"""
     return (entry.origin is not None and not entry.origin.trusted) or marked_untrusted(entry.data)
+
+
+def book_has_untrusted(book: Book) -> bool:
+    """Has ``book`` an untrusted entry? Decided once per book (``Book.derived``): a service
+    building a session per request would otherwise walk every entry each time."""
+    known = book.derived.get("has_untrusted")
+    if not isinstance(known, bool):
+        known = any(is_untrusted(e) for e in book.entries or ())
+        book.derived["has_untrusted"] = known
+    return known
 
 
 def untrusted_keys(books: Iterable[Book | None]) -> frozenset[str]:

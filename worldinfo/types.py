@@ -162,6 +162,8 @@ class Book:
     name: str
     entries: tuple[Entry, ...] | None = ()
     extra: Mapping[str, JSONValue] = field(default_factory=dict)
+    derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Answers computed once from the (immutable) book, e.g. ``trust.book_has_untrusted``."""
 
     @classmethod
     def from_json(
