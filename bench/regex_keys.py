@@ -227,7 +227,7 @@ def _scans(case: dict[str, Any], books: Any, cache: Any) -> tuple[list[float], l
 def measure_share(case: dict[str, Any], *, repeats: int, check: bool) -> dict[str, Any]:
     """Steady and unseen medians (ms per scan, wall and CPU) of one book, and correctness."""
     from worldinfo.conformance.st import session_for
-    from worldinfo.engine.fast.plan import ScanCache
+    from worldinfo.engine.fast.cache import ScanCache
 
     books = session_for(case).books
     cache = ScanCache()

@@ -40,7 +40,7 @@ import scan_turns  # bench/ is the script's directory
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import first_difference, message, observed, session_for
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.types import Book
 
 Case = Mapping[str, Any]

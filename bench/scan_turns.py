@@ -31,7 +31,7 @@ from typing import Any
 import worldinfo
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance.st import first_difference, message, observed, session_for
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 
 Case = Mapping[str, Any]
 COLD = """

@@ -13,7 +13,7 @@ import pytest
 from worldinfo._js import canonical
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Settings
 

@@ -14,7 +14,6 @@ LIMIT = 300
 OVER_THE_LIMIT = frozenset(
     {
         "worldinfo/_js/regex/parse.py",
-        "worldinfo/engine/fast/plan.py",
     }
 )
 

@@ -18,7 +18,7 @@ from worldinfo._js.regex import (
     RegexTimeout,
     regex_key,
 )
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.regex_limits import TimeoutMemo
 from worldinfo.lint.regex import diagnose
 from worldinfo.types import Entry

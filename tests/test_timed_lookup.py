@@ -12,7 +12,7 @@ import pytest
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.conformance.st import message
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection, sorted_entries
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Settings

@@ -25,7 +25,7 @@ from worldinfo import (
     importers,
 )
 from worldinfo.cli import main
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.importers.export import character_book, world_json
 from worldinfo.macros import Macros
 from worldinfo.result import ScanResult

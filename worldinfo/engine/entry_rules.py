@@ -1,7 +1,7 @@
 """What an entry's own fields decide, read the way SillyTavern reads them (R26, R31-R32).
 
 One definition per rule, shared by both paths: ``passes._select`` and ``keys.keys_match``
-apply them during the scan, and the fast path (``fast.plan``, ``fast.scan``) precomputes
+apply them during the scan, and the fast path (``fast.slots``, ``fast.scan``) precomputes
 from the very same functions. Callers use them through this module (``entry_rules.x``), so
 a rule changed here changes both paths. Pure; no scan state.
 """

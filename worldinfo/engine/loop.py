@@ -13,7 +13,8 @@ from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
 from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
-from worldinfo.engine.fast.plan import Plan, ScanCache
+from worldinfo.engine.fast.cache import ScanCache
+from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
 from worldinfo.engine.gathering import (
     BookSelection,

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.importers import Imported
 
 MAX_UPLOADS = 64

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from worldinfo._js import JSONValue
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection, sorted_entries
 from worldinfo.engine.state import CharacterIdentity
 from worldinfo.trust import TrustPolicy

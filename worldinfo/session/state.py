@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo.engine.fast.plan import ScanCache
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection
 from worldinfo.engine.output import RegexHook
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo

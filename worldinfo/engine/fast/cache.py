@@ -1,0 +1,146 @@
+"""The scan cache: decorated entries per book version and plans per book selection.
+
+``ScanCache`` (owned by ``Session``, passed to ``check``) keeps, per book name, the decorated
+entry of every ``Entry`` object it has seen, and per book selection a ``Plan`` (``plan``).
+Books and entries are immutable values: a changed book is a new ``Book`` object, and only its
+new ``Entry`` objects are decorated and hashed again. Mutating ``Entry.data`` in place is not
+detected (``port.yaml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from worldinfo import _js
+from worldinfo._js import JSONValue
+from worldinfo.engine import gathering
+from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.plan import Origin, Plan
+from worldinfo.engine.fast.slots import Gate
+from worldinfo.engine.gathering import BookSelection, SelectedBooks, decorated_object, select_books
+from worldinfo.engine.regex_limits import RegexClock
+from worldinfo.engine.regex_outcomes import RegexOutcomes
+from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
+from worldinfo.types import Book, RawEntry, Settings
+
+MAX_PLANS = 4
+"""Plans kept at once (one per book selection and scan settings); more clears them all."""
+
+
+class ScanCache:
+    """Decorated entries per book version and plans per selection, kept across scans."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, dict[int, tuple[RawEntry, Origin]]] = {}
+        self._books: dict[str, tuple[Book, list[tuple[RawEntry, Origin]]]] = {}
+        self._plans: dict[tuple[object, ...], Plan] = {}
+        self._trust = DEFAULT_TRUST
+        self.regex_outcomes = RegexOutcomes()
+        """Regex key outcomes by text, kept across scans and books (``regex_outcomes``)."""
+
+    def plan(
+        self,
+        books: Mapping[str, Book],
+        selection: BookSelection,
+        settings: Settings,
+        *,
+        trust: TrustPolicy = DEFAULT_TRUST,
+        regex: RegexClock | None = None,
+    ) -> Plan | None:
+        """The plan for this selection; ``None`` when a selected book has no ``entries``.
+
+        Compiling the regex keys of a new plan is charged to ``regex`` (the scan's clock);
+        once it is spent, the remaining regex keys are left to the scan (``UNKNOWN``).
+        """
+        if trust != self._trust:  # untrusted entries are prepared under the policy
+            self._entries.clear()
+            self._books.clear()
+            self._plans.clear()
+            self._trust = trust
+        selected = select_books(selection, books)
+        names = selected.all_names()
+        chosen = tuple(books.get(n) for n in names)
+        if any(b is not None and b.entries is None for b in chosen):
+            return None
+        strategy = settings.character_strategy
+        merge = 1 if _js.strict_eq(strategy, 1) else 2 if _js.strict_eq(strategy, 2) else 0
+        case = _js.truthy(settings.case_sensitive)
+        whole = _js.truthy(settings.match_whole_words)
+        key = (selected, merge, case, whole)
+        plan = self._plans.get(key)
+        if plan is None or any(a is not b for a, b in zip(plan.books, chosen, strict=True)):
+            for name in [n for n in self._books if n not in books]:
+                del self._books[name]
+                self._entries.pop(name, None)
+            plan = self._build(selected, books, strategy, settings, regex or RegexClock())
+            plan.books = chosen
+            if key not in self._plans and len(self._plans) >= MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def forget_lines(self) -> None:
+        """Forget which keys each line of text holds (for measuring scans of unseen text)."""
+        for plan in self._plans.values():
+            plan.needles.forget_lines()
+        self.regex_outcomes.forget()
+
+    def _templates(self, name: str, book: Book | None) -> list[tuple[RawEntry, Origin]]:
+        """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
+        if book is None or book.entries is None:
+            return []
+        cached = self._books.get(name)
+        if cached is not None and cached[0] is book:
+            return cached[1]
+        old = self._entries.get(name, {})
+        fresh: dict[int, tuple[RawEntry, Origin]] = {}
+        out: list[tuple[RawEntry, Origin]] = []
+        for entry in book.entries:
+            hit = old.get(id(entry))
+            if hit is None or hit[1][0] is not entry:
+                obj = decorated_object(entry, book.name, trust=self._trust)
+                hit = (obj, (entry, book.name, []))
+            fresh[id(entry)] = hit
+            out.append(hit)
+        self._entries[name] = fresh
+        self._books[name] = (book, out)
+        return out
+
+    def _build(
+        self,
+        selected: SelectedBooks,
+        books: Mapping[str, Book],
+        strategy: JSONValue,
+        settings: Settings,
+        regex: RegexClock,
+    ) -> Plan:
+        origin_of: dict[int, Origin] = {}
+
+        def load(name: str, book: Book | None) -> list[RawEntry]:
+            out: list[RawEntry] = []
+            for template, origin in self._templates(name, book):
+                origin_of[id(template)] = origin
+                out.append(template)
+            return out
+
+        lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
+        assert lore is not None  # plan() returned None already for a book without entries
+        ordered = gathering.merge_sorted(
+            global_entries=lore.global_entries,
+            character_entries=lore.character_entries,
+            chat_entries=lore.chat_entries,
+            persona_entries=lore.persona_entries,
+            strategy=strategy,
+        )
+        seen: set[int] = set()
+        entries: list[RawEntry] = []
+        origins: list[Origin] = []
+        for obj in ordered:
+            origins.append(origin_of[id(obj)])
+            if id(obj) in seen:
+                obj = dict(obj)
+            seen.add(id(obj))
+            entries.append(obj)
+        untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
+        gate = Gate(policy=self._trust, untrusted=untrusted, regex=regex)
+        return build_plan(entries, settings, origins, gate=gate)
