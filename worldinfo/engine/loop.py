@@ -27,7 +27,7 @@ from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, Rege
 from worldinfo.engine.scan_loop import init_delay_levels, run_loops
 from worldinfo.engine.source_hooks import ActivationSource, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
-from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
+from worldinfo.engine.timed_effects import TimedEffects, entry_key, may_record, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
 from worldinfo.trace import Trace
@@ -269,9 +269,7 @@ def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[
         pos = pending.get(id(entry))
         if pos is None:
             continue
-        if (entry.get("sticky") is not None or entry.get("cooldown") is not None) and any(
-            _js.truthy(entry.get(t)) for t in ("sticky", "cooldown")
-        ):
+        if may_record(entry):  # its record needs the hash now
             entry["hash"] = plan.ensure_hash(pos)
         else:
             later.append((entry, pos))

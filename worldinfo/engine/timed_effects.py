@@ -14,9 +14,14 @@ from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; trust.py needs it lower)
+from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; defined in types)
 
 TYPES = ("sticky", "cooldown")
+
+
+def may_record(entry: Mapping[str, JSONValue]) -> bool:
+    """Does activating ``entry`` write a record (``write``: a truthy sticky or cooldown)?"""
+    return any(_js.truthy(entry.get(t, UNDEFINED)) for t in TYPES)
 
 
 def normalise(state: JSONValue) -> dict[str, JSONValue]:
