@@ -21,6 +21,7 @@ from enum import IntEnum
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
+from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
@@ -98,6 +99,8 @@ class Plan:
     """The compiled key of each regex key slot (``REGEX - g``)."""
     regex_positions: set[int] = field(default_factory=set)
     """Positions of the entries with a regex key slot (primary or secondary)."""
+    facts: FactTable = field(default_factory=FactTable)
+    """Budget, recursion, assembly and timed-effect facts per entry, filled on first use."""
 
     def ensure_hash(self, pos: int) -> int:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return

@@ -1,0 +1,106 @@
+"""Per-entry facts the budget, recursion, assembly and timed-effect steps read from an entry's
+own fields, derived once per prepared entry instead of once per scan.
+
+Each fact is computed by the very function the straightforward path applies (``_js``
+truthiness and equality, ``timed_effects.may_record``, ``macros.may_have_macros``), from the
+plan's entry object, which a scan never changes except for its ``hash`` (the scan works on a
+copy once it writes ``content``). A ``FactTable`` lives on its ``Plan`` and fills itself
+lazily, entry by entry, so the first scan pays only for the entries it nominates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from worldinfo import _js
+from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.timed_effects import TYPES
+from worldinfo.macros.names import may_have_macros
+from worldinfo.types import Position, RawEntry
+
+OUTLET = 7
+"""``Position.OUTLET``: contents collected under the entry's ``outletName``."""
+AT_DEPTH = Position.AT_DEPTH.value
+NO_BUCKET = -1
+"""An entry whose ``position`` is none of SillyTavern's: it is never placed."""
+_BUCKETS = (0, 1, 5, 6, 2, 3, AT_DEPTH, OUTLET)
+"""The positions in the order ``output.assemble`` tests them (``===``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Facts:
+    """What one entry's own fields decide outside candidate selection."""
+
+    ignore_budget: bool
+    """``ignoreBudget`` is truthy (R48)."""
+    rolls: bool
+    """A probability roll applies: ``useProbability`` truthy and ``probability !== 100``."""
+    plain_content: str | None
+    """The content when it is a string a substituter that keeps text without macros as is
+    (``identity_without_braces``) returns unchanged; ``None`` otherwise."""
+    units: int
+    """UTF-16 length of ``plain_content`` plus one (its line break in the budget text)."""
+    prevent_recursion: bool
+    """``preventRecursion`` is truthy: the content is not added to the recursion buffer."""
+    records: tuple[tuple[str, JSONValue], ...]
+    """The truthy ``sticky``/``cooldown`` values, in ``TYPES`` order (what ``write`` records)."""
+    order: float
+    """``Number(order)``: the assembly sorts by it, descending."""
+    bucket: int
+    """The first of ``_BUCKETS`` the ``position`` strictly equals, else ``NO_BUCKET``."""
+    depth: JSONValue
+    """``depth ?? 4`` (at-depth entries and the regex hook)."""
+    raw_depth: JSONValue
+    """``depth`` as it is (the at-depth group created by the entry keeps it)."""
+    role: JSONValue
+    """``role ?? 0``."""
+    outlet: str | None
+    """``String(outletName)`` when it is truthy, else ``None``."""
+
+    @property
+    def may_record(self) -> bool:
+        """``timed_effects.may_record`` of the entry."""
+        return bool(self.records)
+
+
+def facts_of(entry: RawEntry) -> Facts:
+    """The facts of ``entry`` (a plan's entry object, before any content substitution)."""
+    get = entry.get
+    content = get("content", "")
+    plain = content if isinstance(content, str) and not may_have_macros(content) else None
+    position = get("position", UNDEFINED)
+    bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
+    outlet = get("outletName", UNDEFINED)
+    return Facts(
+        ignore_budget=_js.truthy(get("ignoreBudget", UNDEFINED)),
+        rolls=_js.truthy(get("useProbability", UNDEFINED))
+        and not _js.strict_eq(get("probability", UNDEFINED), 100),
+        plain_content=plain,
+        units=0 if plain is None else _js.utf16_len(plain) + 1,
+        prevent_recursion=_js.truthy(get("preventRecursion")),
+        records=tuple((t, get(t, UNDEFINED)) for t in TYPES if _js.truthy(get(t, UNDEFINED))),
+        order=_js.to_number(get("order", UNDEFINED)),
+        bucket=bucket,
+        depth=_js.coalesce(get("depth", UNDEFINED), 4),
+        raw_depth=get("depth", UNDEFINED),
+        role=_js.coalesce(get("role", UNDEFINED), 0),
+        outlet=_js.to_string(outlet) if _js.truthy(outlet) else None,
+    )
+
+
+@dataclass(slots=True)
+class FactTable:
+    """The facts of a plan's entries by position, each computed on first use."""
+
+    _facts: list[Facts | None] = field(default_factory=list)
+
+    def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
+        """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
+        table = self._facts
+        if not table:
+            table.extend([None] * len(entries))
+        got = table[pos]
+        if got is None:
+            got = table[pos] = facts_of(entries[pos])
+        return got
