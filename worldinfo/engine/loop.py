@@ -14,6 +14,7 @@ from worldinfo._js import JSError, JSONValue
 from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
 from worldinfo.engine.fast.cache import ScanCache
+from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
 from worldinfo.engine.gathering import (
@@ -231,12 +232,16 @@ def _check(
     loops = run_loops(scan, sources)
 
     activated = list(scan.activated.values())
-    finish = _pending_hashes(scan, activated)
-    pieces = assemble(activated, regex_hook=regex_hook)
+    facts = _activated_facts(scan, activated)
+    finish = _pending_hashes(scan, activated, facts)
+    pieces = assemble(activated, regex_hook=regex_hook, facts=facts)
     an_prompt = None
     if authors_note_text is not None:
         an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)
-    timed.write(activated)
+    if facts is not None:  # only an entry with a truthy sticky or cooldown writes a record
+        timed.write([e for e, f in zip(activated, facts, strict=True) if f is None or f.may_record])
+    else:
+        timed.write(activated)
     buffer.finish()
     return ScanResult(
         _activated=tuple(activated),
@@ -256,7 +261,25 @@ def _check(
     )
 
 
-def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[], None] | None:
+def _activated_facts(scan: WorkingState, activated: list[RawEntry]) -> list[Facts | None] | None:
+    """The prepared facts of each activated entry (``None`` for one the plan does not hold,
+    such as a forced object); ``None`` off the fast path."""
+    fast = scan.fast
+    if fast is None:
+        return None
+    table = fast.plan.facts
+    entries = fast.plan.entries
+    index = scan.index
+    out: list[Facts | None] = []
+    for entry in activated:
+        pos = index.get(id(entry))
+        out.append(None if pos is None else table.at(entries, pos))
+    return out
+
+
+def _pending_hashes(
+    scan: WorkingState, activated: list[RawEntry], facts: list[Facts | None] | None
+) -> Callable[[], None] | None:
     """Hash now the activated entries that timed effects record (R65); return what gives
     the others their ``hash`` when the result's ``activated`` is first read."""
     fast = scan.fast
@@ -265,11 +288,12 @@ def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[
     plan = fast.plan
     pending = fast.unhashed
     later: list[tuple[RawEntry, int]] = []
-    for entry in activated:
+    for i, entry in enumerate(activated):
         pos = pending.get(id(entry))
         if pos is None:
             continue
-        if may_record(entry):  # its record needs the hash now
+        f = facts[i] if facts is not None else None
+        if f.may_record if f is not None else may_record(entry):  # its record needs the hash
             entry["hash"] = plan.ensure_hash(pos)
         else:
             later.append((entry, pos))

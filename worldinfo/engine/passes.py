@@ -64,7 +64,8 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
             if scan.activated.get(entry_key(e)) is e:
                 reason, detail = why.get(id(e), ("key", {}))
                 scan.note(e, "activated", reason, detail)
-    successful = [e for e in candidates if id(e) not in scan.failed]
+    failed = scan.failed
+    successful = [e for e in candidates if id(e) not in failed] if failed else candidates[:]
     return candidates, successful
 
 
@@ -86,19 +87,35 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     """Candidate selection visiting only the entries that can be nominated or have a side
     effect; the others would be skipped by ``_select`` without calling anything."""
     entries = scan.entries
-    keys = fast.plan.keys
+    plan = fast.plan
+    keys = plan.keys
     activated = scan.activated
     failed = scan.failed
-    seen: set[int] = set()
-    plain = fast.plan.plain
+    plain = plan.plain
     dynamic = fast.dynamic
-    for pos in fast.visit():
+    secondary = plan.secondary
+    regex = plan.regex_positions
+    visit = fast.visit()
+    if (
+        not failed
+        and (not dynamic or dynamic.isdisjoint(visit))
+        and all(map(plain.__getitem__, visit))
+    ):
+        # Every visited entry is ``PLAIN``: decided by its keys alone, unless active already.
+        nominated += [
+            entries[p]
+            for p in visit
+            if keys[p] not in activated
+            and ((secondary[p] is None and p not in regex) or fast.nominates(p))
+        ]
+        return
+    seen: set[int] = set()
+    for pos in visit:
         entry = entries[pos]
         if plain[pos] and pos not in dynamic:
             if keys[pos] in activated or id(entry) in failed:
                 continue
             if fast.nominates(pos):
-                seen.add(id(entry))
                 nominated.append(entry)
             continue
         chosen, _ = _select(scan, entry)
