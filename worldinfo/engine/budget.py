@@ -79,9 +79,12 @@ def probability_and_budget(
                 continue
         plain = facts.plain_content if facts is not None and plain_ok else None
         content = plain if plain is not None else scan.substitute(entry.get("content", ""))
-        if fast is not None and fast.shared is not None and pos is not None:
+        if fast is None or fast.shared is None or pos is None:
+            entry["content"] = content
+        elif plain is None or fast.shared[pos] is not entry:
             entry = _own(scan, candidates, i, entry, pos)
-        entry["content"] = content
+            entry["content"] = content
+        # else: a shared entry keeps its content as is; it is copied when handed out
         if additive:
             units += (
                 facts.units

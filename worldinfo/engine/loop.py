@@ -14,7 +14,6 @@ from worldinfo._js import JSError, JSONValue
 from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
 from worldinfo.engine.fast.cache import ScanCache
-from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
 from worldinfo.engine.gathering import (
@@ -23,12 +22,13 @@ from worldinfo.engine.gathering import (
     select_books,
     sort_lore,
 )
+from worldinfo.engine.handout import activated_facts, hand_out
 from worldinfo.engine.output import RegexHook, assemble, authors_note
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.engine.scan_loop import init_delay_levels, run_loops
 from worldinfo.engine.source_hooks import ActivationSource, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
-from worldinfo.engine.timed_effects import TimedEffects, entry_key, may_record, normalise
+from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
 from worldinfo.trace import Trace
@@ -232,8 +232,8 @@ def _check(
     loops = run_loops(scan, sources)
 
     activated = list(scan.activated.values())
-    facts = _activated_facts(scan, activated)
-    finish = _pending_hashes(scan, activated, facts)
+    facts = activated_facts(scan, activated)
+    finish = hand_out(scan, activated, facts)
     pieces = assemble(activated, regex_hook=regex_hook, facts=facts)
     an_prompt = None
     if authors_note_text is not None:
@@ -259,50 +259,3 @@ def _check(
         trace=scan.trace,
         warnings=tuple(buffer.warnings),
     )
-
-
-def _activated_facts(scan: WorkingState, activated: list[RawEntry]) -> list[Facts | None] | None:
-    """The prepared facts of each activated entry (``None`` for one the plan does not hold,
-    such as a forced object); ``None`` off the fast path."""
-    fast = scan.fast
-    if fast is None:
-        return None
-    table = fast.plan.facts
-    entries = fast.plan.entries
-    index = scan.index
-    out: list[Facts | None] = []
-    for entry in activated:
-        pos = index.get(id(entry))
-        out.append(None if pos is None else table.at(entries, pos))
-    return out
-
-
-def _pending_hashes(
-    scan: WorkingState, activated: list[RawEntry], facts: list[Facts | None] | None
-) -> Callable[[], None] | None:
-    """Hash now the activated entries that timed effects record (R65); return what gives
-    the others their ``hash`` when the result's ``activated`` is first read."""
-    fast = scan.fast
-    if fast is None or not fast.unhashed:
-        return None
-    plan = fast.plan
-    pending = fast.unhashed
-    later: list[tuple[RawEntry, int]] = []
-    for i, entry in enumerate(activated):
-        pos = pending.get(id(entry))
-        if pos is None:
-            continue
-        f = facts[i] if facts is not None else None
-        if f.may_record if f is not None else may_record(entry):  # its record needs the hash
-            entry["hash"] = plan.ensure_hash(pos)
-        else:
-            later.append((entry, pos))
-    if not later:
-        return None
-
-    def finish() -> None:
-        plan.ensure_hashes([pos for _, pos in later])
-        for entry, pos in later:
-            entry["hash"] = plan.ensure_hash(pos)
-
-    return finish

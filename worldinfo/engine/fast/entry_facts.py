@@ -37,8 +37,9 @@ class Facts:
     rolls: bool
     """A probability roll applies: ``useProbability`` truthy and ``probability !== 100``."""
     plain_content: str | None
-    """The content when it is a string a substituter that keeps text without macros as is
-    (``identity_without_braces``) returns unchanged; ``None`` otherwise."""
+    """The content when the entry has one and it is a string a substituter that keeps text
+    without macros as is (``identity_without_braces``) returns unchanged; ``None``
+    otherwise (then the scan writes the substituted content to its copy of the entry)."""
     units: int
     """UTF-16 length of ``plain_content`` plus one (its line break in the budget text)."""
     prevent_recursion: bool
@@ -68,7 +69,8 @@ def facts_of(entry: RawEntry) -> Facts:
     """The facts of ``entry`` (a plan's entry object, before any content substitution)."""
     get = entry.get
     content = get("content", "")
-    plain = content if isinstance(content, str) and not may_have_macros(content) else None
+    kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
+    plain = content if kept else None
     position = get("position", UNDEFINED)
     bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
     outlet = get("outletName", UNDEFINED)
