@@ -94,11 +94,11 @@ def _assemble_prepared(
     for i in ranked:
         f = facts[i]
         bucket = f.bucket
-        if bucket == NO_BUCKET:
-            continue
         content: JSONValue = activated[i].get("content", "")
         if regex_hook is not None and isinstance(content, str):
             content = regex_hook(content, f.depth if bucket == AT_DEPTH else None)
+        if bucket == NO_BUCKET:  # the hook still saw it, as in ``assemble``
+            continue
         if not (content if isinstance(content, str) else _js.truthy(content)):
             continue
         text = content if isinstance(content, str) else _js.to_string(content)
