@@ -10,10 +10,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldinfo import Book, Message, Session
+from worldinfo import Book, Message, Session, _js
 from worldinfo._js import UNDEFINED, canonical
 from worldinfo.engine.fast.entry_facts import facts_of
 from worldinfo.engine.output import assemble
+from worldinfo.engine.timed_effects import TimedEffects
 from worldinfo.types import Entry, Settings
 
 ODD = st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 8, "1", None, True, 4.0, UNDEFINED])
@@ -117,3 +118,19 @@ def test_handed_out_entries_are_copies_of_the_prepared_ones() -> None:
     slow = _session(fast=False)
     slow.generate("normal")
     assert _handed_out(session) == _handed_out(slow)
+
+
+HASHES = st.sampled_from(
+    [0, 1, 7, -7, 2**53 - 1, 2**53, 2**53 + 1, -(2**53), 7.0, 1.5, True, "7", None]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(HASHES, max_size=6), HASHES, st.lists(HASHES, max_size=3))
+def test_timed_effect_lookup_is_strict_equality(values: list[Any], h: Any, more: list[Any]) -> None:
+    timed = TimedEffects({"sticky": {}, "cooldown": {}}, 3, [])
+    timed.active = {"sticky": list(values), "cooldown": [], "delay": []}
+    assert timed.is_active("sticky", {"hash": h}) == any(_js.strict_eq(x, h) for x in values)
+    timed.active["sticky"] += more  # the buffer grows while the check phase runs
+    got = timed.is_active("sticky", {"hash": h})
+    assert got == any(_js.strict_eq(x, h) for x in values + more)

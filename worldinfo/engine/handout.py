@@ -50,6 +50,7 @@ def hand_out(
     shared = fast.shared
     index = scan.index
     later: list[tuple[int, int]] = []  # (index in ``activated``, position in the plan)
+    now: list[tuple[int, int, bool]] = []  # recorded: (index, position, kept shared)
     for i, entry in enumerate(activated):
         pos = pending.get(id(entry))
         kept = False
@@ -62,11 +63,16 @@ def hand_out(
             continue
         f = facts[i] if facts is not None else None
         if f.may_record if f is not None else may_record(entry):  # its record needs the hash
-            h = plan.ensure_hash(pos)  # a shared entry gets its hash from the plan itself
+            now.append((i, pos, kept))
             if not kept:
-                entry["hash"] = h
                 continue
         later.append((i, pos))
+    if now:  # hashed in one batch; a shared entry gets its hash from the plan itself
+        plan.ensure_hashes([pos for _, pos, _ in now])
+        for i, pos, kept in now:
+            h = plan.ensure_hash(pos)
+            if not kept:
+                activated[i]["hash"] = h
     if not later:
         return None
 

@@ -45,7 +45,16 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
             def first(e: RawEntry) -> bool:
                 return sticky("sticky", e)
 
-        candidates = sorted(nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1)))
+        if fast is not None and not scan.forced:
+            # Nominated in ascending position, each entry once: the sort is a stable
+            # partition, sticky entries first.
+            up = [index[id(e)] in stuck for e in nominated]
+            candidates = [e for e, u in zip(nominated, up, strict=True) if u]
+            candidates += [e for e, u in zip(nominated, up, strict=True) if not u]
+        else:
+            candidates = sorted(
+                nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1))
+            )
     base_tokens = scan.count_tokens(scan.all_activated_text)
     if fast is None or fast.plan.any_group or scan.forced:
         filter_groups(
@@ -96,32 +105,29 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     secondary = plan.secondary
     regex = plan.regex_positions
     visit = fast.visit()
-    if (
-        not failed
-        and (not dynamic or dynamic.isdisjoint(visit))
-        and all(map(plain.__getitem__, visit))
-    ):
-        # Every visited entry is ``PLAIN``: decided by its keys alone, unless active already.
-        nominated += [
-            entries[p]
-            for p in visit
-            if keys[p] not in activated
-            and ((secondary[p] is None and p not in regex) or fast.nominates(p))
-        ]
-        return
     seen: set[int] = set()
-    for pos in visit:
-        entry = entries[pos]
-        if plain[pos] and pos not in dynamic:
-            if keys[pos] in activated or id(entry) in failed:
-                continue
-            if fast.nominates(pos):
-                nominated.append(entry)
-            continue
-        chosen, _ = _select(scan, entry)
-        if chosen is not None and id(chosen) not in seen:
-            seen.add(id(chosen))
-            nominated.append(chosen)
+
+    def full(pos: int) -> RawEntry | None:
+        """``_select`` for an entry that is not ``PLAIN`` in this scan (each object once)."""
+        chosen, _ = _select(scan, entries[pos])
+        if chosen is None or id(chosen) in seen:
+            return None
+        seen.add(id(chosen))
+        return chosen
+
+    # In visiting order, so that checks with side effects (regex timeouts) keep their order.
+    got = [
+        entries[p] if plain[p] and p not in dynamic else full(p)
+        for p in visit
+        if not plain[p]
+        or p in dynamic
+        or (
+            keys[p] not in activated
+            and (not failed or id(entries[p]) not in failed)
+            and ((secondary[p] is None and p not in regex) or fast.nominates(p))
+        )
+    ]
+    nominated += [e for e in got if e is not None]
 
 
 def _trace_selection(

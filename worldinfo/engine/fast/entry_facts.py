@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -28,9 +29,13 @@ _BUCKETS = (0, 1, 5, 6, 2, 3, AT_DEPTH, OUTLET)
 """The positions in the order ``output.assemble`` tests them (``===``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Facts:
-    """What one entry's own fields decide outside candidate selection."""
+class Facts(NamedTuple):
+    """What one entry's own fields decide outside candidate selection.
+
+    A ``NamedTuple`` rather than a frozen dataclass: one is built per prepared entry the
+    first time a scan nominates it, and a frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field) cost five times the facts themselves.
+    """
 
     ignore_budget: bool
     """``ignoreBudget`` is truthy (R48)."""
@@ -72,7 +77,10 @@ def facts_of(entry: RawEntry) -> Facts:
     kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
     plain = content if kept else None
     position = get("position", UNDEFINED)
-    bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
+    if type(position) is int:  # ``===`` between two integers is ``==``
+        bucket = position if position in _BUCKETS else NO_BUCKET
+    else:
+        bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
     outlet = get("outletName", UNDEFINED)
     return Facts(
         ignore_budget=_js.truthy(get("ignoreBudget", UNDEFINED)),
@@ -81,7 +89,7 @@ def facts_of(entry: RawEntry) -> Facts:
         plain_content=plain,
         units=0 if plain is None else _js.utf16_len(plain) + 1,
         prevent_recursion=_js.truthy(get("preventRecursion")),
-        records=tuple((t, get(t, UNDEFINED)) for t in TYPES if _js.truthy(get(t, UNDEFINED))),
+        records=_records(entry),
         order=_js.to_number(get("order", UNDEFINED)),
         bucket=bucket,
         depth=_js.coalesce(get("depth", UNDEFINED), 4),
@@ -89,6 +97,16 @@ def facts_of(entry: RawEntry) -> Facts:
         role=_js.coalesce(get("role", UNDEFINED), 0),
         outlet=_js.to_string(outlet) if _js.truthy(outlet) else None,
     )
+
+
+def _records(entry: RawEntry) -> tuple[tuple[str, JSONValue], ...]:
+    """The truthy ``sticky``/``cooldown`` values in ``TYPES`` order (``may_record``'s test)."""
+    out: tuple[tuple[str, JSONValue], ...] = ()
+    for t in TYPES:
+        value = entry.get(t, UNDEFINED)
+        if _js.truthy(value):
+            out += ((t, value),)
+    return out
 
 
 @dataclass(slots=True)
