@@ -11,6 +11,7 @@ lazily, entry by entry, so the first scan pays only for the entries it nominates
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -109,11 +110,22 @@ def _records(entry: RawEntry) -> tuple[tuple[str, JSONValue], ...]:
     return out
 
 
+Visits = tuple[tuple[frozenset[int], ...], list[int]]
+"""What ``FastScan.visit`` remembers: the found sets it joined, and their sorted union."""
+
+
 @dataclass(slots=True)
 class FactTable:
-    """The facts of a plan's entries by position, each computed on first use."""
+    """The facts of a plan's entries by position, each computed on first use; and what
+    ``FastScan.visit`` derived from key hits in recent scans (a pure function of the hits,
+    the plan's static tables and the always-visited positions), kept a few at a time."""
 
     _facts: list[Facts | None] = field(default_factory=list)
+    found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = field(default_factory=dict)
+    """Per configuration: recent (key hits, positions those hits visit)."""
+    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visits] = field(default_factory=dict)
+    """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
+    (the sets are kept alive with it, so their ids stay theirs)."""
 
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
