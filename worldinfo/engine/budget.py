@@ -105,6 +105,9 @@ def probability_and_budget(
                 continue
         key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
         scan.activated[key] = entry
+        if fast is not None:  # written with ``activated``: the same keys in the same order
+            fast.placed[key] = pos
+            fast.placed_facts[key] = facts
 
 
 def _own(

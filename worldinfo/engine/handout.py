@@ -26,6 +26,8 @@ def activated_facts(scan: WorkingState, activated: list[RawEntry]) -> list[Facts
     fast = scan.fast
     if fast is None:
         return None
+    if len(fast.placed_facts) == len(activated):  # recorded by the budget phase
+        return list(fast.placed_facts.values())
     table = fast.plan.facts
     entries = fast.plan.entries
     index = scan.index
@@ -51,16 +53,15 @@ def hand_out(
     index = scan.index
     later: list[tuple[int, int]] = []  # (index in ``activated``, position in the plan)
     now: list[tuple[int, int, bool]] = []  # recorded: (index, position, kept shared)
+    placed = list(fast.placed.values()) if len(fast.placed) == len(activated) else None
     for i, entry in enumerate(activated):
-        pos = pending.get(id(entry))
-        kept = False
-        if pos is None and shared is not None:
-            pos = index.get(id(entry))
-            kept = pos is not None and shared[pos] is entry
-            if not kept:
-                continue
-        if pos is None:
+        at = placed[i] if placed is not None else index.get(id(entry))
+        if at is None:
             continue
+        kept = shared is not None and shared[at] is entry
+        if not kept and id(entry) not in pending:
+            continue  # a copy made with its hash, or a forced object
+        pos = at
         f = facts[i] if facts is not None else None
         if f.may_record if f is not None else may_record(entry):  # its record needs the hash
             now.append((i, pos, kept))

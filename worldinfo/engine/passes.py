@@ -48,9 +48,10 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
         if fast is not None and not scan.forced:
             # Nominated in ascending position, each entry once: the sort is a stable
             # partition, sticky entries first.
-            up = [index[id(e)] in stuck for e in nominated]
-            candidates = [e for e, u in zip(nominated, up, strict=True) if u]
-            candidates += [e for e, u in zip(nominated, up, strict=True) if not u]
+            on = {id(scan.entries[p]) for p in stuck}  # the objects nominated at ``stuck``
+            top = [e for e in nominated if id(e) in on]
+            if top:
+                candidates = top + [e for e in nominated if id(e) not in on]
         else:
             candidates = sorted(
                 nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1))

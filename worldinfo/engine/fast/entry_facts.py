@@ -83,20 +83,20 @@ def facts_of(entry: RawEntry) -> Facts:
     else:
         bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
     outlet = get("outletName", UNDEFINED)
-    return Facts(
-        ignore_budget=_js.truthy(get("ignoreBudget", UNDEFINED)),
-        rolls=_js.truthy(get("useProbability", UNDEFINED))
+    return Facts(  # positionally, in field order: keywords cost twice as much here
+        _js.truthy(get("ignoreBudget", UNDEFINED)),  # ignore_budget
+        _js.truthy(get("useProbability", UNDEFINED))  # rolls
         and not _js.strict_eq(get("probability", UNDEFINED), 100),
-        plain_content=plain,
-        units=0 if plain is None else _js.utf16_len(plain) + 1,
-        prevent_recursion=_js.truthy(get("preventRecursion")),
-        records=_records(entry),
-        order=_js.to_number(get("order", UNDEFINED)),
-        bucket=bucket,
-        depth=_js.coalesce(get("depth", UNDEFINED), 4),
-        raw_depth=get("depth", UNDEFINED),
-        role=_js.coalesce(get("role", UNDEFINED), 0),
-        outlet=_js.to_string(outlet) if _js.truthy(outlet) else None,
+        plain,  # plain_content
+        0 if plain is None else _js.utf16_len(plain) + 1,  # units
+        _js.truthy(get("preventRecursion")),  # prevent_recursion
+        _records(entry),  # records
+        _js.to_number(get("order", UNDEFINED)),  # order
+        bucket,
+        _js.coalesce(get("depth", UNDEFINED), 4),  # depth
+        get("depth", UNDEFINED),  # raw_depth
+        _js.coalesce(get("role", UNDEFINED), 0),  # role
+        _js.to_string(outlet) if _js.truthy(outlet) else None,  # outlet
     )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
+from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.regex_keys import regex_nominates
@@ -60,6 +61,8 @@ class FastScan:
         self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
         self.unhashed: dict[int, int] = {}  # ``id`` of an entry copy made before its hash -> pos
+        self.placed: dict[str, int | None] = {}  # activated key -> position (``None``: forced)
+        self.placed_facts: dict[str, Facts | None] = {}  # activated key -> its facts
 
     def begin_pass(self, state: ScanState) -> None:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
