@@ -45,8 +45,11 @@ class ScanResult:
     """
 
     _activated: tuple[Mapping[str, JSONValue], ...] = field(default=(), repr=False)
-    _finish: Callable[[], None] | None = field(default=None, repr=False, compare=False)
-    """Gives the activated entries their ``hash`` on first read (``None``: done)."""
+    _finish: Callable[[], tuple[Mapping[str, JSONValue], ...]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Gives the activated entries their ``hash`` on first read and returns the entries to
+    hand out (``None``: done)."""
     before: str = ""
     after: str = ""
     depth: tuple[DepthGroup, ...] = ()
@@ -67,7 +70,7 @@ class ScanResult:
         """The activated entry objects, in activation order (see the class docstring)."""
         finish = self._finish
         if finish is not None:
-            finish()
+            object.__setattr__(self, "_activated", finish())
             object.__setattr__(self, "_finish", None)
         return self._activated
 

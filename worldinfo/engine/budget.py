@@ -42,8 +42,23 @@ def probability_and_budget(
     additive = scan.count_tokens is _js.st_token_estimate
     units = 0
     tracing = scan.trace is not None
+    # The fast path reads each prepared entry's own fields from its ``Facts`` (the same
+    # values, derived once per plan); a substituter that keeps text without macros as is
+    # is not called for such a content.
+    table = fast.plan.facts if fast is not None else None
+    originals = fast.plan.entries if fast is not None else ()
+    plain_ok = fast is not None and fast.skip
     for i, entry in enumerate(candidates):
-        ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
+        pos = scan.index.get(id(entry)) if table is not None else None
+        facts = table.at(originals, pos) if table is not None and pos is not None else None
+        if facts is not None:
+            ignore = facts.ignore_budget
+            rolls = facts.rolls
+        else:
+            ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
+            rolls = _js.truthy(entry.get("useProbability", UNDEFINED)) and not _js.strict_eq(
+                entry.get("probability", UNDEFINED), 100
+            )
         if ignore:
             remaining_ignore -= 1
         if scan.overflowed and not ignore:
@@ -55,26 +70,29 @@ def probability_and_budget(
                 for rest in candidates[i:]:
                     scan.note(rest, "skipped", "budget_skipped", {})
             break
-        if (
-            _js.truthy(entry.get("useProbability", UNDEFINED))
-            and not _js.strict_eq(entry.get("probability", UNDEFINED), 100)
-            and not scan.timed.is_active("sticky", entry)
-        ):
+        if rolls and not scan.timed.is_active("sticky", entry):
             roll = scan.rng() * 100
             if not _js.le(roll, entry.get("probability", UNDEFINED)):
                 scan.failed.add(id(entry))
                 if tracing:
                     scan.note(entry, "skipped", "probability", {"roll": roll})
                 continue
-        content = scan.substitute(entry.get("content", ""))
-        pos = scan.index.get(id(entry)) if fast is not None else None
-        if fast is not None and fast.shared is not None and pos is not None:
+        plain = facts.plain_content if facts is not None and plain_ok else None
+        content = plain if plain is not None else scan.substitute(entry.get("content", ""))
+        if fast is None or fast.shared is None or pos is None:
+            entry["content"] = content
+        elif plain is None or fast.shared[pos] is not entry:
             entry = _own(scan, candidates, i, entry, pos)
-        entry["content"] = content
+            entry["content"] = content
+        # else: a shared entry keeps its content as is; it is copied when handed out
         if additive:
-            units += _js.utf16_len(content) + 1
+            units += (
+                facts.units
+                if plain is not None and facts is not None
+                else _js.utf16_len(content) + 1
+            )
         else:
-            new_content += entry["content"] + "\n"
+            new_content += content + "\n"
         if not ignore:
             counted = (
                 _js.st_tokens_for_length(units) if additive else scan.count_tokens(new_content)
@@ -87,6 +105,9 @@ def probability_and_budget(
                 continue
         key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
         scan.activated[key] = entry
+        if fast is not None:  # written with ``activated``: the same keys in the same order
+            fast.placed[key] = pos
+            fast.placed_facts[key] = facts
 
 
 def _own(

@@ -22,12 +22,13 @@ from worldinfo.engine.gathering import (
     select_books,
     sort_lore,
 )
+from worldinfo.engine.handout import activated_facts, hand_out
 from worldinfo.engine.output import RegexHook, assemble, authors_note
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.engine.scan_loop import init_delay_levels, run_loops
 from worldinfo.engine.source_hooks import ActivationSource, ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
-from worldinfo.engine.timed_effects import TimedEffects, entry_key, may_record, normalise
+from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
 from worldinfo.result import ScanResult
 from worldinfo.trace import Trace
@@ -231,12 +232,16 @@ def _check(
     loops = run_loops(scan, sources)
 
     activated = list(scan.activated.values())
-    finish = _pending_hashes(scan, activated)
-    pieces = assemble(activated, regex_hook=regex_hook)
+    facts = activated_facts(scan, activated)
+    finish = hand_out(scan, activated, facts)
+    pieces = assemble(activated, regex_hook=regex_hook, facts=facts)
     an_prompt = None
     if authors_note_text is not None:
         an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)
-    timed.write(activated)
+    if facts is not None:  # only an entry with a truthy sticky or cooldown writes a record
+        timed.write([e for e, f in zip(activated, facts, strict=True) if f is None or f.may_record])
+    else:
+        timed.write(activated)
     buffer.finish()
     return ScanResult(
         _activated=tuple(activated),
@@ -254,31 +259,3 @@ def _check(
         trace=scan.trace,
         warnings=tuple(buffer.warnings),
     )
-
-
-def _pending_hashes(scan: WorkingState, activated: list[RawEntry]) -> Callable[[], None] | None:
-    """Hash now the activated entries that timed effects record (R65); return what gives
-    the others their ``hash`` when the result's ``activated`` is first read."""
-    fast = scan.fast
-    if fast is None or not fast.unhashed:
-        return None
-    plan = fast.plan
-    pending = fast.unhashed
-    later: list[tuple[RawEntry, int]] = []
-    for entry in activated:
-        pos = pending.get(id(entry))
-        if pos is None:
-            continue
-        if may_record(entry):  # its record needs the hash now
-            entry["hash"] = plan.ensure_hash(pos)
-        else:
-            later.append((entry, pos))
-    if not later:
-        return None
-
-    def finish() -> None:
-        plan.ensure_hashes([pos for _, pos in later])
-        for entry, pos in later:
-            entry["hash"] = plan.ensure_hash(pos)
-
-    return finish

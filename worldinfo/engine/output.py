@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.fast.entry_facts import AT_DEPTH, NO_BUCKET, OUTLET, Facts
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position, RawEntry
 
@@ -35,8 +37,18 @@ class Assembled:
         return {k: tuple(self.outlets[k]) for k in _js.js_key_order(self.outlets)}
 
 
-def assemble(activated: Sequence[RawEntry], *, regex_hook: RegexHook | None = None) -> Assembled:
-    """Bucket the activated entries by position, in SillyTavern's order (R67-R70)."""
+def assemble(
+    activated: Sequence[RawEntry],
+    *,
+    regex_hook: RegexHook | None = None,
+    facts: Sequence[Facts | None] | None = None,
+) -> Assembled:
+    """Bucket the activated entries by position, in SillyTavern's order (R67-R70).
+
+    ``facts``: the prepared facts of each entry (fast path; ``None`` where not prepared).
+    """
+    if facts is not None and all(f is not None and math.isfinite(f.order) for f in facts):
+        return _assemble_prepared(activated, [f for f in facts if f is not None], regex_hook)
     out = Assembled()
     for entry in _js.sort_desc_by_order(list(activated)):
         position = entry.get("position", UNDEFINED)
@@ -67,6 +79,51 @@ def assemble(activated: Sequence[RawEntry], *, regex_hook: RegexHook | None = No
             if _js.truthy(name):
                 out.outlets.setdefault(_js.to_string(name), []).append(text)
     return out
+
+
+def _assemble_prepared(
+    activated: Sequence[RawEntry], facts: Sequence[Facts], regex_hook: RegexHook | None
+) -> Assembled:
+    """``assemble`` reading position, order, depth, role and outlet from the entries'
+    ``Facts``; the contents come from the entries (substituted by the scan). Where
+    ``assemble`` inserts at the front, this appends and reverses once at the end."""
+    out = Assembled()
+    # ``sort_desc_by_order`` with every order finite: a stable sort on the number.
+    ranked = sorted(range(len(facts)), key=lambda i: -facts[i].order)
+    front: dict[int, list[str]] = {0: out.before, 1: out.after, 2: out.an_top, 3: out.an_bottom}
+    for i in ranked:
+        f = facts[i]
+        bucket = f.bucket
+        content: JSONValue = activated[i].get("content", "")
+        if regex_hook is not None and isinstance(content, str):
+            content = regex_hook(content, f.depth if bucket == AT_DEPTH else None)
+        if bucket == NO_BUCKET:  # the hook still saw it, as in ``assemble``
+            continue
+        if not (content if isinstance(content, str) else _js.truthy(content)):
+            continue
+        text = content if isinstance(content, str) else _js.to_string(content)
+        if bucket == AT_DEPTH:
+            _append_depth(out, f, text)
+        elif bucket == OUTLET:
+            if f.outlet is not None:
+                out.outlets.setdefault(f.outlet, []).append(text)
+        elif bucket >= 5:
+            out.examples.append(ExampleEntry(position=bucket - 5, content=text))
+        else:
+            front[bucket].append(text)
+    for pieces in (out.before, out.after, out.an_top, out.an_bottom, out.examples):
+        pieces.reverse()
+    for _, _, texts in out.depth:
+        texts.reverse()
+    return out
+
+
+def _append_depth(out: Assembled, f: Facts, text: str) -> None:
+    for d, r, entries in out.depth:
+        if _js.strict_eq(d, f.depth) and _js.strict_eq(r, f.role):  # as ``_add_depth``
+            entries.append(text)
+            return
+    out.depth.append((f.raw_depth, f.role, [text]))
 
 
 def _add_depth(out: Assembled, entry: RawEntry, text: str) -> None:

@@ -45,7 +45,17 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
             def first(e: RawEntry) -> bool:
                 return sticky("sticky", e)
 
-        candidates = sorted(nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1)))
+        if fast is not None and not scan.forced:
+            # Nominated in ascending position, each entry once: the sort is a stable
+            # partition, sticky entries first.
+            on = {id(scan.entries[p]) for p in stuck}  # the objects nominated at ``stuck``
+            top = [e for e in nominated if id(e) in on]
+            if top:
+                candidates = top + [e for e in nominated if id(e) not in on]
+        else:
+            candidates = sorted(
+                nominated, key=lambda e: (0 if first(e) else 1, index.get(id(e), -1))
+            )
     base_tokens = scan.count_tokens(scan.all_activated_text)
     if fast is None or fast.plan.any_group or scan.forced:
         filter_groups(
@@ -64,7 +74,8 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
             if scan.activated.get(entry_key(e)) is e:
                 reason, detail = why.get(id(e), ("key", {}))
                 scan.note(e, "activated", reason, detail)
-    successful = [e for e in candidates if id(e) not in scan.failed]
+    failed = scan.failed
+    successful = [e for e in candidates if id(e) not in failed] if failed else candidates[:]
     return candidates, successful
 
 
@@ -86,25 +97,38 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     """Candidate selection visiting only the entries that can be nominated or have a side
     effect; the others would be skipped by ``_select`` without calling anything."""
     entries = scan.entries
-    keys = fast.plan.keys
+    plan = fast.plan
+    keys = plan.keys
     activated = scan.activated
     failed = scan.failed
-    seen: set[int] = set()
-    plain = fast.plan.plain
+    plain = plan.plain
     dynamic = fast.dynamic
-    for pos in fast.visit():
-        entry = entries[pos]
-        if plain[pos] and pos not in dynamic:
-            if keys[pos] in activated or id(entry) in failed:
-                continue
-            if fast.nominates(pos):
-                seen.add(id(entry))
-                nominated.append(entry)
-            continue
-        chosen, _ = _select(scan, entry)
-        if chosen is not None and id(chosen) not in seen:
-            seen.add(id(chosen))
-            nominated.append(chosen)
+    secondary = plan.secondary
+    regex = plan.regex_positions
+    visit = fast.visit()
+    seen: set[int] = set()
+
+    def full(pos: int) -> RawEntry | None:
+        """``_select`` for an entry that is not ``PLAIN`` in this scan (each object once)."""
+        chosen, _ = _select(scan, entries[pos])
+        if chosen is None or id(chosen) in seen:
+            return None
+        seen.add(id(chosen))
+        return chosen
+
+    # In visiting order, so that checks with side effects (regex timeouts) keep their order.
+    got = [
+        entries[p] if plain[p] and p not in dynamic else full(p)
+        for p in visit
+        if not plain[p]
+        or p in dynamic
+        or (
+            keys[p] not in activated
+            and (not failed or id(entries[p]) not in failed)
+            and ((secondary[p] is None and p not in regex) or fast.nominates(p))
+        )
+    ]
+    nominated += [e for e in got if e is not None]
 
 
 def _trace_selection(

@@ -32,7 +32,11 @@ def run_loops(scan: WorkingState, sources: Sequence[ActivationSource]) -> int:
         count += 1
         scan.loop = count
         candidates, successful = run_pass(scan)
-        for_recursion = [e for e in successful if not _js.truthy(e.get("preventRecursion"))]
+        # After an overflow only a pending delay level (or a source) reads these entries.
+        wanted = not scan.overflowed or scan.pending_levels or sources
+        for_recursion = (
+            [e for e in successful if not _js.truthy(e.get("preventRecursion"))] if wanted else []
+        )
         upcoming = next_state(scan, for_recursion)
         current = scan.state
         scan.state = upcoming

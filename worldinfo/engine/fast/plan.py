@@ -21,6 +21,7 @@ from enum import IntEnum
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
+from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
@@ -80,7 +81,7 @@ class Plan:
     by_needle: list[dict[int, list[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
-    _by_key: dict[str, list[int]] | None = None
+    _by_key: dict[str, int | list[int]] | None = None
     _odd_indexed: bool = False
     _indexed_keys: set[str] = field(default_factory=set)
     indexed: bytearray = field(default_factory=bytearray)
@@ -98,6 +99,8 @@ class Plan:
     """The compiled key of each regex key slot (``REGEX - g``)."""
     regex_positions: set[int] = field(default_factory=set)
     """Positions of the entries with a regex key slot (primary or secondary)."""
+    facts: FactTable = field(default_factory=FactTable)
+    """Budget, recursion, assembly and timed-effect facts per entry, filled on first use."""
 
     def ensure_hash(self, pos: int) -> int:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
@@ -182,13 +185,15 @@ class Plan:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
         if self._by_key is None:
             keys = self.keys
-            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
-            self._by_key = {k: [p] for k, p in first.items()}
-            if len(first) < len(keys):  # some key is shared: list every position
-                self._by_key = {}
+            by_key: dict[str, int | list[int]] = dict(zip(keys, range(len(keys)), strict=True))
+            if len(by_key) < len(keys):  # some key is shared: list every position
+                shared: dict[str, list[int]] = {}
                 for pos, k in enumerate(keys):
-                    self._by_key.setdefault(k, []).append(pos)
-        return self._by_key.get(key, [])
+                    shared.setdefault(k, []).append(pos)
+                by_key = dict(shared)
+            self._by_key = by_key
+        got = self._by_key.get(key)
+        return [] if got is None else [got] if isinstance(got, int) else got
 
     def _plain(self, pos: int) -> bool:
         e = self.entries[pos]

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
+from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.regex_keys import regex_nominates
@@ -25,6 +26,9 @@ from worldinfo.types import ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
 _PREFIX_KEEP = 8
+_FOUND_KEEP = 4
+"""Recent key-hit sets remembered per configuration (a scan's passes, a swipe's rescan)."""
+_VISITS_KEEP = 16
 
 
 class FastScan:
@@ -44,6 +48,7 @@ class FastScan:
         self.dynamic = dynamic
         self.sticky = sticky
         self._always = sorted(set(plan.always_visit) | dynamic)
+        self._always_key = tuple(self._always)
         self._state = ScanState.NONE
         self._hits: dict[int, frozenset[int] | set[int]] = {}
         self._texts: dict[int, str] = {}
@@ -51,11 +56,13 @@ class FastScan:
         self._extra: dict[tuple[bool, ...], frozenset[int]] = {}
         self._recurse_count = 0
         self._recurse_ids: frozenset[int] = frozenset()
-        self._visit: dict[int, tuple[frozenset[int] | set[int], set[int]]] = {}
+        self._visit: dict[int, tuple[frozenset[int] | set[int], frozenset[int]]] = {}
         self.skip = False  # ``_select`` may be skipped for undecided plain entries
         self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
         self.unhashed: dict[int, int] = {}  # ``id`` of an entry copy made before its hash -> pos
+        self.placed: dict[str, int | None] = {}  # activated key -> position (``None``: forced)
+        self.placed_facts: dict[str, Facts | None] = {}  # activated key -> its facts
 
     def begin_pass(self, state: ScanState) -> None:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
@@ -135,28 +142,41 @@ class FastScan:
 
     def visit(self) -> list[int]:
         """Positions to visit this pass, ascending: the entries whose outcome is not known
-        to be "skipped, with no side effect" from the key hits alone."""
-        positions: set[int] = set(self._always)
-        for cid, table in enumerate(self.plan.by_needle):
-            if not table:
-                continue
-            hits = self.hits(cid)
+        to be "skipped, with no side effect" from the key hits alone. The list is shared
+        with later scans that visit the same positions: read it, never change it."""
+        parts = tuple(
+            self._found(cid, table) for cid, table in enumerate(self.plan.by_needle) if table
+        )
+        memo = self.plan.facts.visits
+        key = (self._always_key, tuple(map(id, parts)))
+        got = memo.get(key)
+        if got is not None:
+            return got[1]
+        out = sorted(set(self._always).union(*parts))
+        if len(memo) >= _VISITS_KEEP:
+            memo.clear()
+        memo[key] = (parts, out)
+        return out
+
+    def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
+        """Positions listed under the key ids present for configuration ``cid``: from a
+        recent scan with the same hits, from this scan's previous pass when the hits only
+        grew, else from every hit."""
+        hits = self.hits(cid)
+        recent = self.plan.facts.found.setdefault(cid, [])
+        found = next((f for h, f in recent if len(h) == len(hits) and h == hits), None)
+        if found is None:
             prev = self._visit.get(cid)
             if prev is not None and prev[0] <= hits:
-                found = prev[1]
-                for nid in hits - prev[0]:
-                    more = table.get(nid)
-                    if more:
-                        found.update(more)
+                new = hits - prev[0]
+                found = prev[1].union(*(table[n] for n in new if n in table))
             else:
-                found = set()
-                for nid in hits:
-                    more = table.get(nid)
-                    if more:
-                        found.update(more)
-            self._visit[cid] = (hits, found)
-            positions |= found
-        return sorted(positions)
+                found = frozenset().union(*(table[n] for n in hits if n in table))
+            recent.append((hits, found))
+            if len(recent) > _FOUND_KEEP:
+                del recent[0]
+        self._visit[cid] = (hits, found)
+        return found
 
     def haystack(self, pos: int) -> str:
         """The scan text of the entry at ``pos`` in this pass (``ScanBuffer.haystack``, which

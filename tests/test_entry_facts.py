@@ -1,0 +1,136 @@
+"""Per-entry facts of the fast path (``engine/fast/entry_facts.py``) and the entries it hands
+out: the same values the straightforward path reads from the entry, and copies that never
+share state with the prepared plan."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from worldinfo import Book, Message, Session, _js
+from worldinfo._js import UNDEFINED, canonical
+from worldinfo.engine.fast.entry_facts import facts_of
+from worldinfo.engine.output import assemble
+from worldinfo.engine.timed_effects import TimedEffects
+from worldinfo.types import Entry, Settings
+
+ODD = st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 8, "1", None, True, 4.0, UNDEFINED])
+FIELD = st.fixed_dictionaries(
+    {
+        "position": ODD,
+        "order": st.sampled_from([100, 10, 7, -3, 100.5, True, "5"]),
+        "depth": st.sampled_from([4, 0, 2, None, UNDEFINED, "4"]),
+        "role": st.sampled_from([0, 1, 2, None, UNDEFINED]),
+        "outletName": st.sampled_from(["", "mood", 3, None, UNDEFINED]),
+        "content": st.sampled_from(["a", "b", "", "c\nd", 0, 5, None]),
+    }
+)
+
+
+def _entry(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not UNDEFINED}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FIELD, max_size=12), st.booleans())
+def test_assembly_from_facts_equals_assembly_from_fields(
+    rows: list[dict[str, Any]], hooked: bool
+) -> None:
+    entries = [_entry(r) for r in rows]
+    facts = [facts_of(e) for e in entries]
+    seen: list[tuple[str, Any]] = []
+
+    def hook(text: str, depth: Any) -> str:
+        seen.append((text, depth))
+        return text.upper() if text != "b" else ""
+
+    def pieces(*, with_facts: bool) -> Any:
+        seen.clear()
+        out = assemble(
+            entries, regex_hook=hook if hooked else None, facts=facts if with_facts else None
+        )
+        return (
+            out.before,
+            out.after,
+            out.an_top,
+            out.an_bottom,
+            out.examples,
+            out.depth_groups(),
+            out.outlet_map(),
+            list(seen),
+        )
+
+    assert pieces(with_facts=True) == pieces(with_facts=False)
+
+
+def _book() -> Book:
+    entries = [
+        Entry.new(1, key=["dragon"], content="Plain dragon text.", sticky=2),
+        Entry.new(2, key=["dragon"], content="Hello {{user}}."),
+        Entry.new(3, key=["castle"], content="Castle, no timed effect."),
+        Entry.new(4, key=["castle"], content="Cooling castle.", cooldown=3),
+    ]
+    return Book(name="B", entries=tuple(entries))
+
+
+def _session(*, fast: bool) -> Session:
+    session = Session(
+        books={"B": _book()},
+        settings=Settings(depth=5),
+        global_books=["B"],
+        chat=[Message(name="User", mes="A dragon at the castle.", is_user=True)],
+        rng=random.Random(1).random,
+    )
+    if not fast:
+        session.scan_cache = None
+    return session
+
+
+def _handed_out(session: Session) -> list[dict[str, Any]]:
+    result = session.generate("normal")
+    return [canonical(dict(e)) for e in result.activated]
+
+
+def test_handed_out_entries_equal_the_straightforward_ones_hash_included() -> None:
+    fast, slow = _session(fast=True), _session(fast=False)
+    for _ in range(3):  # later turns read the sticky and cooldown records
+        got, want = _handed_out(fast), _handed_out(slow)
+        assert got == want
+        assert all("hash" in e for e in got)
+
+
+def test_handed_out_entries_are_copies_of_the_prepared_ones() -> None:
+    session = _session(fast=True)
+    first = session.generate("normal").activated
+    assert [e["content"] for e in first] == [
+        "Plain dragon text.",
+        "Hello User.",
+        "Castle, no timed effect.",
+        "Cooling castle.",
+    ]
+    for entry in first:
+        assert isinstance(entry, dict)
+        entry["content"] = "changed by the caller"
+        entry["key"] = ["nothing"]
+    slow = _session(fast=False)
+    slow.generate("normal")
+    assert _handed_out(session) == _handed_out(slow)
+
+
+HASHES = st.sampled_from(
+    [0, 1, 7, -7, 2**53 - 1, 2**53, 2**53 + 1, -(2**53), 7.0, 1.5, True, "7", None]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(HASHES, max_size=6), HASHES, st.lists(HASHES, max_size=3))
+def test_timed_effect_lookup_is_strict_equality(values: list[Any], h: Any, more: list[Any]) -> None:
+    timed = TimedEffects({"sticky": {}, "cooldown": {}}, 3, [])
+    timed.active = {"sticky": list(values), "cooldown": [], "delay": []}
+    assert timed.is_active("sticky", {"hash": h}) == any(_js.strict_eq(x, h) for x in values)
+    timed.active["sticky"] += more  # the buffer grows while the check phase runs
+    got = timed.is_active("sticky", {"hash": h})
+    assert got == any(_js.strict_eq(x, h) for x in values + more)

@@ -1,0 +1,138 @@
+"""Per-entry facts the budget, recursion, assembly and timed-effect steps read from an entry's
+own fields, derived once per prepared entry instead of once per scan.
+
+Each fact is computed by the very function the straightforward path applies (``_js``
+truthiness and equality, ``timed_effects.may_record``, ``macros.may_have_macros``), from the
+plan's entry object, which a scan never changes except for its ``hash`` (the scan works on a
+copy once it writes ``content``). A ``FactTable`` lives on its ``Plan`` and fills itself
+lazily, entry by entry, so the first scan pays only for the entries it nominates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from worldinfo import _js
+from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.timed_effects import TYPES
+from worldinfo.macros.names import may_have_macros
+from worldinfo.types import Position, RawEntry
+
+OUTLET = 7
+"""``Position.OUTLET``: contents collected under the entry's ``outletName``."""
+AT_DEPTH = Position.AT_DEPTH.value
+NO_BUCKET = -1
+"""An entry whose ``position`` is none of SillyTavern's: it is never placed."""
+_BUCKETS = (0, 1, 5, 6, 2, 3, AT_DEPTH, OUTLET)
+"""The positions in the order ``output.assemble`` tests them (``===``)."""
+
+
+class Facts(NamedTuple):
+    """What one entry's own fields decide outside candidate selection.
+
+    A ``NamedTuple`` rather than a frozen dataclass: one is built per prepared entry the
+    first time a scan nominates it, and a frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field) cost five times the facts themselves.
+    """
+
+    ignore_budget: bool
+    """``ignoreBudget`` is truthy (R48)."""
+    rolls: bool
+    """A probability roll applies: ``useProbability`` truthy and ``probability !== 100``."""
+    plain_content: str | None
+    """The content when the entry has one and it is a string a substituter that keeps text
+    without macros as is (``identity_without_braces``) returns unchanged; ``None``
+    otherwise (then the scan writes the substituted content to its copy of the entry)."""
+    units: int
+    """UTF-16 length of ``plain_content`` plus one (its line break in the budget text)."""
+    prevent_recursion: bool
+    """``preventRecursion`` is truthy: the content is not added to the recursion buffer."""
+    records: tuple[tuple[str, JSONValue], ...]
+    """The truthy ``sticky``/``cooldown`` values, in ``TYPES`` order (what ``write`` records)."""
+    order: float
+    """``Number(order)``: the assembly sorts by it, descending."""
+    bucket: int
+    """The first of ``_BUCKETS`` the ``position`` strictly equals, else ``NO_BUCKET``."""
+    depth: JSONValue
+    """``depth ?? 4`` (at-depth entries and the regex hook)."""
+    raw_depth: JSONValue
+    """``depth`` as it is (the at-depth group created by the entry keeps it)."""
+    role: JSONValue
+    """``role ?? 0``."""
+    outlet: str | None
+    """``String(outletName)`` when it is truthy, else ``None``."""
+
+    @property
+    def may_record(self) -> bool:
+        """``timed_effects.may_record`` of the entry."""
+        return bool(self.records)
+
+
+def facts_of(entry: RawEntry) -> Facts:
+    """The facts of ``entry`` (a plan's entry object, before any content substitution)."""
+    get = entry.get
+    content = get("content", "")
+    kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
+    plain = content if kept else None
+    position = get("position", UNDEFINED)
+    if type(position) is int:  # ``===`` between two integers is ``==``
+        bucket = position if position in _BUCKETS else NO_BUCKET
+    else:
+        bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
+    outlet = get("outletName", UNDEFINED)
+    return Facts(  # positionally, in field order: keywords cost twice as much here
+        _js.truthy(get("ignoreBudget", UNDEFINED)),  # ignore_budget
+        _js.truthy(get("useProbability", UNDEFINED))  # rolls
+        and not _js.strict_eq(get("probability", UNDEFINED), 100),
+        plain,  # plain_content
+        0 if plain is None else _js.utf16_len(plain) + 1,  # units
+        _js.truthy(get("preventRecursion")),  # prevent_recursion
+        _records(entry),  # records
+        _js.to_number(get("order", UNDEFINED)),  # order
+        bucket,
+        _js.coalesce(get("depth", UNDEFINED), 4),  # depth
+        get("depth", UNDEFINED),  # raw_depth
+        _js.coalesce(get("role", UNDEFINED), 0),  # role
+        _js.to_string(outlet) if _js.truthy(outlet) else None,  # outlet
+    )
+
+
+def _records(entry: RawEntry) -> tuple[tuple[str, JSONValue], ...]:
+    """The truthy ``sticky``/``cooldown`` values in ``TYPES`` order (``may_record``'s test)."""
+    out: tuple[tuple[str, JSONValue], ...] = ()
+    for t in TYPES:
+        value = entry.get(t, UNDEFINED)
+        if _js.truthy(value):
+            out += ((t, value),)
+    return out
+
+
+Visits = tuple[tuple[frozenset[int], ...], list[int]]
+"""What ``FastScan.visit`` remembers: the found sets it joined, and their sorted union."""
+
+
+@dataclass(slots=True)
+class FactTable:
+    """The facts of a plan's entries by position, each computed on first use; and what
+    ``FastScan.visit`` derived from key hits in recent scans (a pure function of the hits,
+    the plan's static tables and the always-visited positions), kept a few at a time."""
+
+    _facts: list[Facts | None] = field(default_factory=list)
+    found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = field(default_factory=dict)
+    """Per configuration: recent (key hits, positions those hits visit)."""
+    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visits] = field(default_factory=dict)
+    """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
+    (the sets are kept alive with it, so their ids stay theirs)."""
+
+    def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
+        """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
+        table = self._facts
+        if not table:
+            table.extend([None] * len(entries))
+        got = table[pos]
+        if got is None:
+            got = table[pos] = facts_of(entries[pos])
+        return got

@@ -1,0 +1,92 @@
+"""Handing out the activated entries of a fast scan (R65, R27): their facts, their hashes,
+and the per-scan copies SillyTavern's clones stand for.
+
+The fast path activates a prepared (shared) entry whose content a substituter leaves as is
+without copying it: the copy, equal to it field for field, is made when the result's
+``activated`` is first read, as the ``hash`` of an entry no timed effect records is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from worldinfo._js import JSONValue
+from worldinfo.engine.fast.entry_facts import Facts
+from worldinfo.engine.state import WorkingState
+from worldinfo.engine.timed_effects import may_record
+from worldinfo.types import RawEntry
+
+HandOut = Callable[[], tuple[Mapping[str, JSONValue], ...]]
+"""Gives the activated entries their ``hash`` (and copies) and returns them, once."""
+
+
+def activated_facts(scan: WorkingState, activated: list[RawEntry]) -> list[Facts | None] | None:
+    """The prepared facts of each activated entry (``None`` for one the plan does not hold,
+    such as a forced object); ``None`` off the fast path."""
+    fast = scan.fast
+    if fast is None:
+        return None
+    if len(fast.placed_facts) == len(activated):  # recorded by the budget phase
+        return list(fast.placed_facts.values())
+    table = fast.plan.facts
+    entries = fast.plan.entries
+    index = scan.index
+    out: list[Facts | None] = []
+    for entry in activated:
+        pos = index.get(id(entry))
+        out.append(None if pos is None else table.at(entries, pos))
+    return out
+
+
+def hand_out(
+    scan: WorkingState, activated: list[RawEntry], facts: list[Facts | None] | None
+) -> HandOut | None:
+    """Hash now the activated entries that timed effects record (R65); return what gives
+    the others their ``hash``, and copies the shared ones, when the result's ``activated``
+    is first read (``None``: nothing is left to do)."""
+    fast = scan.fast
+    if fast is None or (not fast.unhashed and fast.shared is None):
+        return None
+    plan = fast.plan
+    pending = fast.unhashed
+    shared = fast.shared
+    index = scan.index
+    later: list[tuple[int, int]] = []  # (index in ``activated``, position in the plan)
+    now: list[tuple[int, int, bool]] = []  # recorded: (index, position, kept shared)
+    placed = list(fast.placed.values()) if len(fast.placed) == len(activated) else None
+    for i, entry in enumerate(activated):
+        at = placed[i] if placed is not None else index.get(id(entry))
+        if at is None:
+            continue
+        kept = shared is not None and shared[at] is entry
+        if not kept and id(entry) not in pending:
+            continue  # a copy made with its hash, or a forced object
+        pos = at
+        f = facts[i] if facts is not None else None
+        if f.may_record if f is not None else may_record(entry):  # its record needs the hash
+            now.append((i, pos, kept))
+            if not kept:
+                continue
+        later.append((i, pos))
+    if now:  # hashed in one batch; a shared entry gets its hash from the plan itself
+        plan.ensure_hashes([pos for _, pos, _ in now])
+        for i, pos, kept in now:
+            h = plan.ensure_hash(pos)
+            if not kept:
+                activated[i]["hash"] = h
+    if not later:
+        return None
+
+    def finish() -> tuple[Mapping[str, JSONValue], ...]:
+        plan.ensure_hashes([pos for _, pos in later])
+        out = list(activated)
+        for i, pos in later:
+            h = plan.ensure_hash(pos)
+            entry = activated[i]
+            if shared is not None and shared[pos] is entry:
+                out[i] = dict(entry)  # it carries the hash now (``Plan.ensure_hash``)
+            else:
+                entry["hash"] = h
+        return tuple(out)
+
+    return finish
