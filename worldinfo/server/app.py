@@ -131,8 +131,15 @@ class Server:
         except (ValueError, RecursionError) as exc:
             raise RequestError([Problem("$", f"not JSON: {exc}")]) from None
 
+    def _work(self, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        finally:
+            self.service.settle()
+
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
+        fn = partial(self._work, fn)
         if session is None:
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
         lock, users = self._locks.get(session, (asyncio.Lock(), 0))
@@ -272,4 +279,6 @@ def app_from_env() -> Starlette:
     """The application built from ``$WORLDINFO_SERVE_CONFIG`` (uvicorn's factory, per worker)."""
     data = json.loads(os.environ[CONFIG_ENV])
     data["token_hashes"] = tuple(data.get("token_hashes", ()))
-    return create_app(ServerConfig(**data))
+    app = create_app(ServerConfig(**data))
+    app.state.server.service.heap.activate()  # this process is a worker: its collector too
+    return app

@@ -79,7 +79,7 @@ def result_json(
     """A generation's result as ``worldinfo scan --json`` prints it (the activated entries'
     fields only with ``entries``; their titles always), plus the session's turn."""
     out = scan_json(result)
-    out["titles"] = [str(e.get("comment") or "") for e in result.activated]
+    out["titles"] = result.activated_titles
     if entries:
         out["activated_entries"] = [canonical(dict(e)) for e in result.activated]
     out["chat_metadata"] = canonical_object(session.chat_metadata)

@@ -1,0 +1,102 @@
+"""What a worker does for its latency besides the scan: no entry hashes for a response, and a
+collector that leaves the prepared books alone (``prepared.Heap``)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+
+import httpx
+
+from worldinfo.examples import path as example
+from worldinfo.result import ScanResult
+from worldinfo.server.app import ServerConfig, create_app
+from worldinfo.server.prepared import Heap
+from worldinfo.server.wire import scan_json
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """Give the process's collector back as it was (these tests freeze and re-tune it)."""
+    threshold = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the collector frees it
+
+
+def test_a_response_reads_titles_and_keys_without_hashing_the_entries() -> None:
+    hashed: list[int] = []
+    entries = ({"uid": 3, "world": "w", "comment": "Harbour"}, {"uid": 4, "world": "w"})
+    result = ScanResult(_activated=entries, _finish=lambda: hashed.append(1))
+    out = scan_json(result)
+    assert result.activated_titles == ["Harbour", ""]
+    assert out["activated"] == [{"uid": 3, "world": "w"}, {"uid": 4, "world": "w"}]
+    assert hashed == []  # the full entries (entries=true) are what needs the hashes
+    assert [str(e.get("comment") or "") for e in result.activated] == result.activated_titles
+    assert hashed == [1]
+
+
+def test_a_heap_does_nothing_until_activated(collector: None) -> None:
+    heap = Heap()
+    frozen = gc.get_freeze_count()
+    heap.settle(grown=(1,), dropped=(0,))
+    assert (heap.full, gc.get_freeze_count()) == (0, frozen)
+
+
+def test_growth_freezes_the_heap_and_a_dropped_cache_unfreezes_it_first(collector: None) -> None:
+    heap = Heap()
+    heap.activate(young=12_345)
+    assert gc.get_threshold()[0] == 12_345
+    node = _Node()
+    alive = weakref.ref(node)
+    heap.settle(grown=(1, 1), dropped=(0, 0))
+    assert heap.full == 1 and gc.get_freeze_count() > 0
+    del node
+    heap.settle(grown=(1, 1), dropped=(0, 0))  # nothing new: no collection
+    gc.collect()
+    assert alive() is not None  # frozen with the heap: the collector does not see it
+    heap.settle(grown=(2, 1), dropped=(0, 0))  # grown: only what is young is collected
+    assert alive() is not None and heap.full == 1
+    heap.settle(grown=(2, 1), dropped=(1, 0))  # a cache dropped something: all of it
+    assert alive() is None and heap.full == 2 and gc.get_freeze_count() > 0
+
+
+def test_a_worker_freezes_what_its_first_request_prepared(tmp_path: Path, collector: None) -> None:
+    app = create_app(ServerConfig(database=str(tmp_path / "h.db")))
+    server = app.state.server
+    server.service.heap.activate()
+    card = example("archivist-card.json").read_bytes()
+    msg = {"name": "User", "is_user": True, "mes": "Emberfall"}
+
+    async def chat() -> list[int]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://worker") as c:
+            up = (await c.post("/v1/imports", content=card)).json()["id"]
+            sid = (await c.post("/v1/sessions", json={"character": up})).json()["id"]
+            statuses = []
+            for _ in range(3):
+                r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
+                statuses.append(r.status_code)
+            return statuses
+
+    try:
+        assert asyncio.run(chat()) == [200, 200, 200]
+        assert server.service.heap.full == 1  # one full collection; later ones were young
+        assert gc.get_freeze_count() > 0
+    finally:
+        server.pool.shutdown()
+        server.service.storage.close()
