@@ -16,8 +16,10 @@ users do not press Enter in step); 0 sends back to back (the saturation case, wh
 latency is mostly queueing). Every session is warmed first (each worker prepares the book once; that cost is reported
 separately). Latencies are measured by the client, per request, in the same run; ``cpu(ms)`` is
 the CPU time the server's worker processes used per request (from ``/proc``; Linux only),
-which the machine's load does not inflate as it does latency: minus the library's CPU time
-per generation it is the server's overhead.
+which the machine's load does not inflate as it does latency; ``scan(ms)`` the mean CPU time
+of ``Session.generate`` inside those same requests (the server's ``Server-Timing`` header),
+and ``adds(ms)`` the difference: what the server spends per generate on top of the library,
+on the same session states (HTTP, validation, the database, encoding).
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ async def _client(
     texts: list[str],
     budget: list[int],
     pids: set[int],
+    scans: list[float | None],
     *,
     stop: float,
     think: float,
@@ -126,7 +129,18 @@ async def _client(
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
+        scans.append(_timing(r.headers.get("server-timing", "")).get("scan-cpu"))
         n += 1
+    return out
+
+
+def _timing(header: str) -> dict[str, float]:
+    """A ``Server-Timing`` header's durations, in milliseconds, by name."""
+    out = {}
+    for part in header.split(","):
+        name, _, rest = part.strip().partition(";dur=")
+        if rest:
+            out[name] = float(rest.split(";")[0])
     return out
 
 
@@ -164,9 +178,10 @@ async def _run(
         cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
         think = think_ms / 1000
+        scans: list[float | None] = []
         runs = await asyncio.gather(
             *(
-                _client(c, s, book["messages"], budget, pids, stop=stop, think=think,
+                _client(c, s, book["messages"], budget, pids, scans, stop=stop, think=think,
                         rng=random.Random(i))
                 for i, s in enumerate(sids)
             )
@@ -174,6 +189,7 @@ async def _run(
         elapsed = time.perf_counter() - t0
         cpu = _cpu_s(pids) - cpu0
     lat = sorted(x for run in runs for x in run)
+    scanned = [x for x in scans if x is not None]  # the starting commit sends no header
     return {
         "sessions": sessions,
         "think_ms": think_ms,
@@ -182,14 +198,20 @@ async def _run(
         "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
         "req_s": len(lat) / elapsed,
         "server_cpu_ms": cpu / len(lat) * 1000,
+        "scan_cpu_ms": statistics.fmean(scanned) if len(scanned) == len(lat) else None,
         "warm_s": warm_s,
     }
 
 
 def _row(r: dict[str, Any]) -> str:
+    scan = r["scan_cpu_ms"]
+    adds = (
+        "       —        —" if scan is None else f"{scan:>8.2f} {r['server_cpu_ms'] - scan:>8.2f}"
+    )
     return (
         f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
-        f" {r['p99_ms']:>8.1f} {r['req_s']:>8.1f} {r['server_cpu_ms']:>8.2f} {r['warm_s']:>8.1f}"
+        f" {r['p99_ms']:>8.1f} {r['req_s']:>8.1f} {r['server_cpu_ms']:>8.2f} {adds}"
+        f" {r['warm_s']:>8.1f}"
     )
 
 
@@ -273,7 +295,8 @@ def main() -> None:
                         f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"
                     )
                     print(
-                        " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)  warm(s)"
+                        " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)"
+                        "  scan(ms)  adds(ms)  warm(s)"
                     )
                     for think in (int(x) for x in args.think_ms.split(",")):
                         for n in counts:

@@ -1,5 +1,6 @@
-"""What a worker does for its latency besides the scan: no entry hashes for a response, and a
-collector that leaves the prepared books alone (``prepared.Heap``)."""
+"""What a worker does for its latency besides the scan: no entry hashes for a response, a
+collector that leaves the prepared books alone (``prepared.Heap``), and a ``Server-Timing``
+header that says where a request's time went (``timing``)."""
 
 from __future__ import annotations
 
@@ -75,26 +76,34 @@ def test_growth_freezes_the_heap_and_a_dropped_cache_unfreezes_it_first(collecto
     assert alive() is None and heap.full == 2 and gc.get_freeze_count() > 0
 
 
-def test_a_worker_freezes_what_its_first_request_prepared(tmp_path: Path, collector: None) -> None:
+def _timing(header: str) -> dict[str, float]:
+    parts = (p.strip().split(";dur=") for p in header.split(","))
+    return {name: float(ms) for name, ms in parts}
+
+
+def test_a_worker_freezes_what_it_prepared_and_times_each_request(tmp_path: Path, collector: None) -> None:
     app = create_app(ServerConfig(database=str(tmp_path / "h.db")))
     server = app.state.server
     server.service.heap.activate()
     card = example("archivist-card.json").read_bytes()
     msg = {"name": "User", "is_user": True, "mes": "Emberfall"}
 
-    async def chat() -> list[int]:
+    async def chat() -> list[dict[str, float]]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://worker") as c:
             up = (await c.post("/v1/imports", content=card)).json()["id"]
             sid = (await c.post("/v1/sessions", json={"character": up})).json()["id"]
-            statuses = []
+            timings = []
             for _ in range(3):
                 r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
-                statuses.append(r.status_code)
-            return statuses
+                assert r.status_code == 200
+                timings.append(_timing(r.headers["server-timing"]))
+            return timings
 
     try:
-        assert asyncio.run(chat()) == [200, 200, 200]
+        for t in asyncio.run(chat()):
+            assert set(t) == {"total", "work", "work-cpu", "scan", "scan-cpu"}
+            assert 0 < t["scan"] < t["work"] < t["total"] and t["scan-cpu"] < t["work-cpu"]
         assert server.service.heap.full == 1  # one full collection; later ones were young
         assert gc.get_freeze_count() > 0
     finally:

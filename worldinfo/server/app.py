@@ -31,9 +31,11 @@ from starlette.routing import Route
 from worldinfo._js import JSONBounds, JSONLimitError, check_json_bounds
 from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
+from worldinfo.server import timing
 from worldinfo.server.backends import open_storage
 from worldinfo.server.errors import HttpError, error_response
 from worldinfo.server.service import Service
+from worldinfo.server.timing import RequestTiming
 from worldinfo.server.wire import RequestError, openapi
 
 log = logging.getLogger(__name__)
@@ -131,15 +133,16 @@ class Server:
         except (ValueError, RecursionError) as exc:
             raise RequestError([Problem("$", f"not JSON: {exc}")]) from None
 
-    def _work(self, fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        finally:
-            self.service.settle()
+    def _work(self, fn: Callable[[], Any], timing: RequestTiming | None) -> Any:
+        with self.service.clock.work(timing):
+            try:
+                return fn()
+            finally:
+                self.service.settle()
 
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
-        fn = partial(self._work, fn)
+        fn = partial(self._work, fn, timing.CURRENT.get())
         if session is None:
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
         lock, users = self._locks.get(session, (asyncio.Lock(), 0))
@@ -172,6 +175,8 @@ def routes(server: Server) -> list[Route]:
         public: bool = False,
     ) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
+            spent = RequestTiming()
+            timing.CURRENT.set(spent)
             try:
                 owner = "" if public else server.owner(request)
                 status, out = await work(request, owner)
@@ -184,6 +189,7 @@ def routes(server: Server) -> list[Route]:
                     else JSONResponse(out, status_code=status)
                 )
             response.headers["x-worldinfo-worker"] = str(os.getpid())
+            response.headers[timing.HEADER] = spent.header()
             return response
 
         return handle

@@ -37,6 +37,7 @@ from worldinfo.server.sessions import (
 )
 from worldinfo.server.sql import Conflict
 from worldinfo.server.storage import BookRow, SessionRow, SessionTransaction, Storage
+from worldinfo.server.timing import ScanClock
 from worldinfo.server.wire import message_json
 from worldinfo.session import Session
 from worldinfo.types import Book
@@ -76,6 +77,7 @@ class Service:
         self.memories = MemoryCache()
         self.sessions = SessionCache()
         self.heap = Heap()
+        self.clock = ScanClock()
 
     def settle(self) -> None:
         """Freeze what the caches prepared since the last call (see ``prepared.Heap``)."""
