@@ -19,7 +19,9 @@ the CPU time the server's worker processes used per request (from ``/proc``; Lin
 which the machine's load does not inflate as it does latency; ``scan(ms)`` the mean CPU time
 of ``Session.generate`` inside those same requests (the server's ``Server-Timing`` header),
 and ``adds(ms)`` the difference: what the server spends per generate on top of the library,
-on the same session states (HTTP, validation, the database, encoding).
+on the same session states (HTTP, validation, the database, encoding), split into what ran
+in the request's pool thread around the scan (``pool``: the session fetch, persistence, the
+response object) and the rest (``loop``: the event loop's HTTP, JSON parsing and encoding).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ async def _client(
     texts: list[str],
     budget: list[int],
     pids: set[int],
-    scans: list[float | None],
+    scans: list[tuple[float, float] | None],
     *,
     stop: float,
     think: float,
@@ -129,7 +131,8 @@ async def _client(
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
-        scans.append(_timing(r.headers.get("server-timing", "")).get("scan-cpu"))
+        spent = _timing(r.headers.get("server-timing", ""))
+        scans.append((spent["scan-cpu"], spent["work-cpu"]) if "scan-cpu" in spent else None)
         n += 1
     return out
 
@@ -178,7 +181,7 @@ async def _run(
         cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
         think = think_ms / 1000
-        scans: list[float | None] = []
+        scans: list[tuple[float, float] | None] = []
         runs = await asyncio.gather(
             *(
                 _client(c, s, book["messages"], budget, pids, scans, stop=stop, think=think,
@@ -190,6 +193,7 @@ async def _run(
         cpu = _cpu_s(pids) - cpu0
     lat = sorted(x for run in runs for x in run)
     scanned = [x for x in scans if x is not None]  # the starting commit sends no header
+    scanned = scanned if len(scanned) == len(lat) else []
     return {
         "sessions": sessions,
         "think_ms": think_ms,
@@ -198,15 +202,18 @@ async def _run(
         "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
         "req_s": len(lat) / elapsed,
         "server_cpu_ms": cpu / len(lat) * 1000,
-        "scan_cpu_ms": statistics.fmean(scanned) if len(scanned) == len(lat) else None,
+        "scan_cpu_ms": statistics.fmean(x[0] for x in scanned) if scanned else None,
+        "work_cpu_ms": statistics.fmean(x[1] for x in scanned) if scanned else None,
         "warm_s": warm_s,
     }
 
 
 def _row(r: dict[str, Any]) -> str:
-    scan = r["scan_cpu_ms"]
+    scan, work, cpu = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"]
     adds = (
-        "       —        —" if scan is None else f"{scan:>8.2f} {r['server_cpu_ms'] - scan:>8.2f}"
+        "       —        —        —        —"
+        if scan is None
+        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {cpu - work:>8.2f}"
     )
     return (
         f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
@@ -296,7 +303,7 @@ def main() -> None:
                     )
                     print(
                         " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)"
-                        "  scan(ms)  adds(ms)  warm(s)"
+                        " scan(ms) adds(ms)  (pool     loop)  warm(s)"
                     )
                     for think in (int(x) for x in args.think_ms.split(",")):
                         for n in counts:
