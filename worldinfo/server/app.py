@@ -25,7 +25,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from worldinfo._js import JSONBounds, JSONLimitError, check_json_bounds
@@ -33,6 +33,7 @@ from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
 from worldinfo.server import timing
 from worldinfo.server.backends import open_storage
+from worldinfo.server.encode import FastJSONResponse
 from worldinfo.server.errors import HttpError, error_response
 from worldinfo.server.service import Service
 from worldinfo.server.timing import RequestTiming
@@ -127,7 +128,7 @@ class Server:
             return {}
         try:
             check_json_bounds(raw, JSON_BOUNDS)  # nesting, items, strings: before parsing
-            return json.loads(raw)
+            return json.loads(raw, parse_constant=_not_json)
         except JSONLimitError as exc:
             raise RequestError([Problem("$", str(exc))]) from None
         except (ValueError, RecursionError) as exc:
@@ -158,6 +159,10 @@ class Server:
                 self._locks[session] = (lock, users - 1)
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _upload_name(raw: str | None) -> str:
     """A label for an upload: the last path part, printable, at most 255 characters."""
     name = (raw or "upload").replace("\\", "/").rsplit("/", 1)[-1]
@@ -186,7 +191,7 @@ def routes(server: Server) -> list[Route]:
                 response = (
                     Response(status_code=204)
                     if status == 204
-                    else JSONResponse(out, status_code=status)
+                    else FastJSONResponse(out, status_code=status)
                 )
             response.headers["x-worldinfo-worker"] = str(os.getpid())
             response.headers[timing.HEADER] = spent.header()

@@ -1,16 +1,20 @@
 """What a worker does for its latency besides the scan: no entry hashes for a response, a
 collector that leaves the prepared books alone (``prepared.Heap``), and a ``Server-Timing``
-header that says where a request's time went (``timing``)."""
+header that says where a request's time went (``timing``), response bodies by orjson
+(``encode``)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
@@ -19,6 +23,7 @@ import httpx
 from worldinfo.examples import path as example
 from worldinfo.result import ScanResult
 from worldinfo.server.app import ServerConfig, create_app
+from worldinfo.server.encode import encode
 from worldinfo.server.prepared import Heap
 from worldinfo.server.wire import scan_json
 
@@ -81,7 +86,9 @@ def _timing(header: str) -> dict[str, float]:
     return {name: float(ms) for name, ms in parts}
 
 
-def test_a_worker_freezes_what_it_prepared_and_times_each_request(tmp_path: Path, collector: None) -> None:
+def test_a_worker_freezes_what_it_prepared_and_times_each_request(
+    tmp_path: Path, collector: None
+) -> None:
     app = create_app(ServerConfig(database=str(tmp_path / "h.db")))
     server = app.state.server
     server.service.heap.activate()
@@ -109,3 +116,42 @@ def test_a_worker_freezes_what_it_prepared_and_times_each_request(tmp_path: Path
     finally:
         server.pool.shutdown()
         server.service.storage.close()
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON)
+def test_a_response_body_reads_back_as_the_standard_encoder_writes_it(value: object) -> None:
+    plain = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    assert json.loads(encode(value)) == json.loads(plain)  # big integers included
+
+
+def test_a_body_with_nan_is_refused_as_not_json(tmp_path: Path) -> None:
+    app = create_app(ServerConfig(database=str(tmp_path / "n.db")))
+
+    async def post() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://worker") as c:
+            return await c.post("/v1/sessions", content=b'{"chat_metadata": {"x": NaN}}')
+
+    try:
+        r = asyncio.run(post())
+        assert r.status_code == 400
+        assert r.json()["error"]["problems"] == [
+            {"json_path": "$", "message": "not JSON: NaN is not JSON"}
+        ]
+    finally:
+        app.state.server.pool.shutdown()
+        app.state.server.service.storage.close()
