@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import threading
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,6 +38,9 @@ def collector() -> Iterator[None]:
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+_MSG = {"name": "User", "is_user": True, "mes": "Emberfall"}
 
 
 class _Node:
@@ -93,7 +97,6 @@ def test_a_worker_freezes_what_it_prepared_and_times_each_request(
     server = app.state.server
     server.service.heap.activate()
     card = example("archivist-card.json").read_bytes()
-    msg = {"name": "User", "is_user": True, "mes": "Emberfall"}
 
     async def chat() -> list[dict[str, float]]:
         transport = httpx.ASGITransport(app=app)
@@ -102,7 +105,7 @@ def test_a_worker_freezes_what_it_prepared_and_times_each_request(
             sid = (await c.post("/v1/sessions", json={"character": up})).json()["id"]
             timings = []
             for _ in range(3):
-                r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
+                r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [_MSG]})
                 assert r.status_code == 200
                 timings.append(_timing(r.headers["server-timing"]))
             return timings
@@ -152,6 +155,39 @@ def test_a_body_with_nan_is_refused_as_not_json(tmp_path: Path) -> None:
         assert r.json()["error"]["problems"] == [
             {"json_path": "$", "message": "not JSON: NaN is not JSON"}
         ]
+    finally:
+        app.state.server.pool.shutdown()
+        app.state.server.service.storage.close()
+
+
+def test_request_bodies_are_parsed_in_the_pool_not_on_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from worldinfo._js import JSONBounds, check_json_bounds
+    from worldinfo.server import app as app_module
+
+    threads: list[str] = []
+    check = check_json_bounds
+
+    def spy(raw: bytes, bounds: JSONBounds) -> None:
+        threads.append(threading.current_thread().name)
+        check(raw, bounds)
+
+    monkeypatch.setattr(app_module, "check_json_bounds", spy)
+    app = create_app(ServerConfig(database=str(tmp_path / "p.db")))
+    card = example("archivist-card.json").read_bytes()
+
+    async def chat() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://worker") as c:
+            up = (await c.post("/v1/imports", content=card)).json()["id"]
+            sid = (await c.post("/v1/sessions", json={"character": up})).json()["id"]
+            r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [_MSG]})
+            assert r.status_code == 200
+
+    try:
+        asyncio.run(chat())
+        assert len(threads) == 2 and all(t.startswith("worldinfo") for t in threads)
     finally:
         app.state.server.pool.shutdown()
         app.state.server.service.storage.close()

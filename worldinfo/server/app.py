@@ -3,8 +3,8 @@
 Every request but ``/v1/health`` and ``/openapi.json`` needs the bearer token when the server
 has tokens; a token's hash is the caller's principal, and every id a request names is looked
 up under that principal only (ids are 128-bit random as well). Bodies are read up to a byte
-limit. Work runs in a bounded thread pool, off the event loop (the scans themselves take
-turns, see ``Service``); requests for one session queue on a lock in the worker before they
+limit. Work runs in a bounded thread pool, off the event loop, JSON parsing included (the
+scans themselves take turns, see ``Service``); requests for one session queue on a lock in the worker before they
 reach the database's own lock. Nothing from a request is used as a path.
 """
 
@@ -121,9 +121,9 @@ class Server:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def json(self, request: Request) -> Any:
-        """The request body as JSON (``{}`` when empty)."""
-        raw = await self.body(request, limit=self.config.max_body)
+    def json(self, raw: bytes) -> Any:
+        """A request body as JSON (``{}`` when empty); run in the pool, as the work is (a body
+        of megabytes takes a while to check and parse: the event loop keeps serving)."""
         if not raw.strip():
             return {}
         try:
@@ -140,6 +140,13 @@ class Server:
                 return fn()
             finally:
                 self.service.settle()
+
+    async def run_json(
+        self, request: Request, fn: Callable[[Any], Any], *, session: str | None = None
+    ) -> Any:
+        """``run(fn(body))`` with the request's JSON body, parsed in the pool thread."""
+        raw = await self.body(request, limit=self.config.max_body)
+        return await self.run(lambda: fn(self.json(raw)), session=session)
 
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
@@ -215,8 +222,7 @@ def routes(server: Server) -> list[Route]:
         return 201, await server.run(work)
 
     async def sessions(request: Request, owner: str) -> tuple[int, Any]:
-        body = await server.json(request)
-        return 201, await server.run(partial(h.create_session, svc, owner, body))
+        return 201, await server.run_json(request, partial(h.create_session, svc, owner))
 
     async def session(request: Request, owner: str) -> tuple[int, Any]:
         sid = request.path_params["session_id"]
@@ -231,23 +237,19 @@ def routes(server: Server) -> list[Route]:
             sid = request.path_params["session_id"]
             if request.method == "GET":
                 return 200, await server.run(partial(fn, svc, owner, sid))
-            body = await server.json(request)
-            return 200, await server.run(partial(fn, svc, owner, sid, body), session=sid)
+            return 200, await server.run_json(request, partial(fn, svc, owner, sid), session=sid)
 
         return work
 
     def on_memory(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
         async def work(request: Request, owner: str) -> tuple[int, Any]:
-            body = await server.json(request)
-            return 200, await server.run(
-                partial(fn, svc, owner, request.path_params["store_id"], body)
-            )
+            work = partial(fn, svc, owner, request.path_params["store_id"])
+            return 200, await server.run_json(request, work)
 
         return work
 
     async def memories(request: Request, owner: str) -> tuple[int, Any]:
-        body = await server.json(request)
-        return 201, await server.run(partial(h.create_memory, svc, owner, body))
+        return 201, await server.run_json(request, partial(h.create_memory, svc, owner))
 
     async def metadata(request: Request, owner: str) -> tuple[int, Any]:
         fn = h.get_metadata if request.method == "GET" else h.put_metadata
