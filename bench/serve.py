@@ -1,7 +1,7 @@
 """``worldinfo serve`` under load: latency (p50/p99) and throughput. Run by hand, not in CI.
 
     .venv/bin/python bench/serve.py [--requests N] [--seconds S] [--sessions 1,10,50]
-                                    [--workers 1,2] [--db postgresql://...]
+                                    [--workers 1,2] [--db postgresql://...] [--base DIR]
 
 Starts the server on 127.0.0.1 (a free port; a temporary SQLite file unless ``--db`` names a
 PostgreSQL database), imports two books -- the 5,000-entry book of
@@ -16,8 +16,12 @@ users do not press Enter in step); 0 sends back to back (the saturation case, wh
 latency is mostly queueing). Every session is warmed first (each worker prepares the book once; that cost is reported
 separately). Latencies are measured by the client, per request, in the same run; ``cpu(ms)`` is
 the CPU time the server's worker processes used per request (from ``/proc``; Linux only),
-which the machine's load does not inflate as it does latency: minus the library's CPU time
-per generation it is the server's overhead.
+which the machine's load does not inflate as it does latency; ``scan(ms)`` the mean CPU time
+of ``Session.generate`` inside those same requests (the server's ``Server-Timing`` header),
+and ``adds(ms)`` the difference: what the server spends per generate on top of the library,
+on the same session states (HTTP, validation, the database, encoding), split into what ran
+in the request's pool thread around the scan (``pool``: the session fetch, persistence, the
+response object) and the rest (``loop``: the event loop's HTTP, JSON parsing and encoding).
 """
 
 from __future__ import annotations
@@ -51,15 +55,22 @@ def _port() -> int:
 
 
 def _start(
-    db: str, workers: int, log: Path, *, threads: int | None
+    db: str, workers: int, log: Path, *, threads: int | None, code: str | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
+    """A server on a free port (``code``: a checkout to run instead, by ``PYTHONPATH``)."""
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = code
     port = _port()
     cmd = [sys.executable, "-m", "worldinfo", "serve", "--db", db, "--port", str(port)]
     cmd += ["--workers", str(workers), "--max-upload-mib", "32"]
     if threads is not None:
         cmd += ["--threads", str(threads)]
     with log.open("ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        # ``-m`` puts the working directory first on sys.path: run in the checkout served
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=code or ROOT
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -106,6 +117,7 @@ async def _client(
     texts: list[str],
     budget: list[int],
     pids: set[int],
+    scans: list[tuple[float, float] | None],
     *,
     stop: float,
     think: float,
@@ -126,7 +138,19 @@ async def _client(
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
+        spent = _timing(r.headers.get("server-timing", ""))
+        scans.append((spent["scan-cpu"], spent["work-cpu"]) if "scan-cpu" in spent else None)
         n += 1
+    return out
+
+
+def _timing(header: str) -> dict[str, float]:
+    """A ``Server-Timing`` header's durations, in milliseconds, by name."""
+    out = {}
+    for part in header.split(","):
+        name, _, rest = part.strip().partition(";dur=")
+        if rest:
+            out[name] = float(rest.split(";")[0])
     return out
 
 
@@ -164,9 +188,10 @@ async def _run(
         cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
         think = think_ms / 1000
+        scans: list[tuple[float, float] | None] = []
         runs = await asyncio.gather(
             *(
-                _client(c, s, book["messages"], budget, pids, stop=stop, think=think,
+                _client(c, s, book["messages"], budget, pids, scans, stop=stop, think=think,
                         rng=random.Random(i))
                 for i, s in enumerate(sids)
             )
@@ -174,6 +199,8 @@ async def _run(
         elapsed = time.perf_counter() - t0
         cpu = _cpu_s(pids) - cpu0
     lat = sorted(x for run in runs for x in run)
+    scanned = [x for x in scans if x is not None]  # the starting commit sends no header
+    scanned = scanned if len(scanned) == len(lat) else []
     return {
         "sessions": sessions,
         "think_ms": think_ms,
@@ -182,14 +209,23 @@ async def _run(
         "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
         "req_s": len(lat) / elapsed,
         "server_cpu_ms": cpu / len(lat) * 1000,
+        "scan_cpu_ms": statistics.fmean(x[0] for x in scanned) if scanned else None,
+        "work_cpu_ms": statistics.fmean(x[1] for x in scanned) if scanned else None,
         "warm_s": warm_s,
     }
 
 
 def _row(r: dict[str, Any]) -> str:
+    scan, work, cpu = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"]
+    adds = (
+        "       —        —        —        —"
+        if scan is None
+        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {cpu - work:>8.2f}"
+    )
     return (
         f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
-        f" {r['p99_ms']:>8.1f} {r['req_s']:>8.1f} {r['server_cpu_ms']:>8.2f} {r['warm_s']:>8.1f}"
+        f" {r['p99_ms']:>8.1f} {r['req_s']:>8.1f} {r['server_cpu_ms']:>8.2f} {adds}"
+        f" {r['warm_s']:>8.1f}"
     )
 
 
@@ -232,6 +268,51 @@ def _library_p50(book: dict[str, Any], n: int) -> tuple[float, float]:
     return statistics.median(times) * 1000, statistics.median(cpu) * 1000
 
 
+def _library_only(n: int) -> None:
+    """Print the library's figures for both books as JSON (``--base`` runs this on the old
+    code in a child process)."""
+    case = json.loads(LARGE.read_text(encoding="utf-8"))
+    (name,) = case["books"]
+    raw = json.dumps(case["books"][name]).encode("utf-8")
+    uploads = {"big": raw, "card": CARD.read_bytes()}
+    books = {
+        "large book": {
+            "session": {
+                "books": ["big"],
+                "settings": case["settings"],
+                "chat": case["chat"],
+                "chat_metadata": case["chat_metadata"],
+                "max_context": case["max_context"],
+            },
+            "messages": [m["mes"] for m in case["chat"] if m.get("is_user")],
+            "raw": uploads,
+        },
+        "small card": {
+            "session": {"character": "card", "settings": {"recursive": True}},
+            "messages": ["The ferry docks at Emberfall.", "Is that the Ashen guild?"],
+            "raw": uploads,
+        },
+    }
+    print(json.dumps({label: _library_p50(book, n) for label, book in books.items()}))
+
+
+def _library(code: str | None, n: int) -> dict[str, list[float]]:
+    """The library's (wall, CPU) medians per book, for this checkout or ``code``'s."""
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = code
+    cmd = [sys.executable, __file__, "--library-only", str(n)]
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    figures: dict[str, list[float]] = json.loads(out.splitlines()[-1])
+    return figures
+
+
+HEADER = (
+    " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)"
+    " scan(ms) adds(ms)  (pool     loop)  warm(s)"
+)
+
+
 def main() -> None:
     """Run every configuration and print one table per worker count and book."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -247,43 +328,57 @@ def main() -> None:
     )
     p.add_argument("--db", default=None, help="a PostgreSQL DSN (default: a temporary SQLite file)")
     p.add_argument("--threads", type=int, default=None, help="serve --threads (default: its own)")
+    p.add_argument(
+        "--base",
+        default=None,
+        help="another checkout (the starting commit) to measure side by side: each "
+        "configuration runs on it right after this one, against a server of its own",
+    )
     p.add_argument("--json", action="store_true", help="also print every row as one JSON line")
+    p.add_argument("--library-only", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.library_only:
+        _library_only(args.library_only)
+        return
     counts = [int(x) for x in args.sessions.split(",")]
+    codes: list[tuple[str, str | None]] = [("new", None)]
+    if args.base:
+        codes.append(("old", str(Path(args.base).resolve())))
     print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    for tag, code in codes:  # the baseline, measured in the same run
+        for label, (wall, cpu) in _library(code, 50).items():
+            print(f"{label}: the library ({tag} code) in a process of its own, one generate"
+                  f" after another, p50 {wall:.1f} ms (CPU {cpu:.2f} ms)")  # fmt: skip
+            if args.json:
+                print(json.dumps({"book": label, "code": tag, "library_p50_ms": wall,
+                                  "library_cpu_ms": cpu}))  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        worker_counts = [int(x) for x in args.workers.split(",")]
-        first = worker_counts[0]
-        for workers in worker_counts:
-            db = args.db or str(Path(tmp) / f"bench-{workers}.db")
-            proc, url = _start(db, workers, Path(tmp) / "serve.log", threads=args.threads)
+        for workers in (int(x) for x in args.workers.split(",")):
+            servers = {}
             try:
-                with httpx.Client(base_url=url, timeout=300) as client:
-                    books = _books(client)
-                for label, book in books.items():
-                    if workers == first:  # the baseline, measured in the same run
-                        wall, cpu = _library_p50(book, 50)
-                        print(f"{label}: the library in this process, p50 {wall:.1f} ms"
-                              f" (CPU {cpu:.2f} ms)")  # fmt: skip
-                        if args.json:
-                            print(json.dumps({"book": label, "library_p50_ms": wall,
-                                              "library_cpu_ms": cpu}))  # fmt: skip
-                for label, book in books.items():
-                    print(
-                        f"\n{label}, {workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}"
-                    )
-                    print(
-                        " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)  warm(s)"
-                    )
+                for tag, code in codes:
+                    db = args.db or str(Path(tmp) / f"bench-{tag}-{workers}.db")
+                    log = Path(tmp) / f"serve-{tag}.log"
+                    proc, url = _start(db, workers, log, threads=args.threads, code=code)
+                    with httpx.Client(base_url=url, timeout=300) as client:
+                        servers[tag] = (proc, url, _books(client))
+                for label in servers["new"][2]:
+                    kind = "PostgreSQL" if args.db else "SQLite"
+                    print(f"\n{label}, {workers} worker(s), {kind}")
+                    print(("code " if args.base else "") + HEADER)
                     for think in (int(x) for x in args.think_ms.split(",")):
                         for n in counts:
-                            row = asyncio.run(_run(url, book, n, think, args))
-                            print(_row(row), flush=True)
-                            if args.json:
-                                print(json.dumps({"book": label, "workers": workers, **row}))
+                            for tag, (_, url, books) in servers.items():
+                                row = asyncio.run(_run(url, books[label], n, think, args))
+                                print(("old  " if tag == "old" else "new  " if args.base else "")
+                                      + _row(row), flush=True)  # fmt: skip
+                                if args.json:
+                                    print(json.dumps({"book": label, "workers": workers,
+                                                      "code": tag, **row}))  # fmt: skip
             finally:
-                proc.terminate()
-                proc.wait(timeout=30)
+                for proc, _, _ in servers.values():
+                    proc.terminate()
+                    proc.wait(timeout=30)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,18 @@ def test_an_error_in_a_transaction_writes_nothing(store: Storage) -> None:
     assert store.memory_head("alice", "me_1").version == 0
 
 
+def test_a_write_that_fails_at_commit_writes_nothing_and_the_next_turn_works(
+    store: Storage,
+) -> None:
+    store.create_session(_session())
+    with pytest.raises(TypeError), store.session_tx("alice", "se_1") as tx:
+        tx.save(replace(tx.row, chat=[{"mes": "lost"}], chat_metadata={"x": object()}))
+    assert store.session("alice", "se_1").chat == []  # the writes go with the commit
+    with store.session_tx("alice", "se_1") as tx:
+        tx.save(replace(tx.row, chat=[{"mes": "kept"}]))
+    assert store.session("alice", "se_1").chat == [{"mes": "kept"}]
+
+
 def test_memory_changes_apply_in_order_and_bump_the_version(store: Storage) -> None:
     store.create_memory(MemoryRow(id="me_1", owner="alice", settings={"exclusion": 0}))
     recs = [MemoryRecordRow(id=i, source_ref=f"c#{i}", user=f"u{i}", reply="r") for i in (1, 2)]

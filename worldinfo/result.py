@@ -79,6 +79,11 @@ class ScanResult:
         """``(world, uid)`` of every activated entry, in activation order."""
         return [(e.get("world"), e.get("uid")) for e in self._activated]  # no hash needed
 
+    @property
+    def activated_titles(self) -> list[str]:
+        """The title (``comment``) of every activated entry, in activation order."""
+        return [str(e.get("comment") or "") for e in self._activated]  # no hash needed
+
     def to_json(self) -> dict[str, JSONValue]:
         """The result in the golden cases' field names, canonicalised (sorted keys)."""
         if self.error is not None:

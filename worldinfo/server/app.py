@@ -3,8 +3,8 @@
 Every request but ``/v1/health`` and ``/openapi.json`` needs the bearer token when the server
 has tokens; a token's hash is the caller's principal, and every id a request names is looked
 up under that principal only (ids are 128-bit random as well). Bodies are read up to a byte
-limit. Work runs in a bounded thread pool, off the event loop (the scans themselves take
-turns, see ``Service``); requests for one session queue on a lock in the worker before they
+limit. Work runs in a bounded thread pool, off the event loop, JSON parsing included (the
+scans themselves take turns, see ``Service``); requests for one session queue on a lock in the worker before they
 reach the database's own lock. Nothing from a request is used as a path.
 """
 
@@ -25,15 +25,18 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from worldinfo._js import JSONBounds, JSONLimitError, check_json_bounds
 from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
+from worldinfo.server import timing
 from worldinfo.server.backends import open_storage
+from worldinfo.server.encode import FastJSONResponse
 from worldinfo.server.errors import HttpError, error_response
 from worldinfo.server.service import Service
+from worldinfo.server.timing import RequestTiming
 from worldinfo.server.wire import RequestError, openapi
 
 log = logging.getLogger(__name__)
@@ -118,21 +121,36 @@ class Server:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def json(self, request: Request) -> Any:
-        """The request body as JSON (``{}`` when empty)."""
-        raw = await self.body(request, limit=self.config.max_body)
+    def json(self, raw: bytes) -> Any:
+        """A request body as JSON (``{}`` when empty); run in the pool, as the work is (a body
+        of megabytes takes a while to check and parse: the event loop keeps serving)."""
         if not raw.strip():
             return {}
         try:
             check_json_bounds(raw, JSON_BOUNDS)  # nesting, items, strings: before parsing
-            return json.loads(raw)
+            return json.loads(raw, parse_constant=_not_json)
         except JSONLimitError as exc:
             raise RequestError([Problem("$", str(exc))]) from None
         except (ValueError, RecursionError) as exc:
             raise RequestError([Problem("$", f"not JSON: {exc}")]) from None
 
+    def _work(self, fn: Callable[[], Any], timing: RequestTiming | None) -> Any:
+        with self.service.clock.work(timing):
+            try:
+                return fn()
+            finally:
+                self.service.settle()
+
+    async def run_json(
+        self, request: Request, fn: Callable[[Any], Any], *, session: str | None = None
+    ) -> Any:
+        """``run(fn(body))`` with the request's JSON body, parsed in the pool thread."""
+        raw = await self.body(request, limit=self.config.max_body)
+        return await self.run(lambda: fn(self.json(raw)), session=session)
+
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
+        fn = partial(self._work, fn, timing.CURRENT.get())
         if session is None:
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
         lock, users = self._locks.get(session, (asyncio.Lock(), 0))
@@ -146,6 +164,10 @@ class Server:
                 del self._locks[session]
             else:
                 self._locks[session] = (lock, users - 1)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _upload_name(raw: str | None) -> str:
@@ -165,6 +187,8 @@ def routes(server: Server) -> list[Route]:
         public: bool = False,
     ) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
+            spent = RequestTiming()
+            timing.CURRENT.set(spent)
             try:
                 owner = "" if public else server.owner(request)
                 status, out = await work(request, owner)
@@ -174,9 +198,10 @@ def routes(server: Server) -> list[Route]:
                 response = (
                     Response(status_code=204)
                     if status == 204
-                    else JSONResponse(out, status_code=status)
+                    else FastJSONResponse(out, status_code=status)
                 )
             response.headers["x-worldinfo-worker"] = str(os.getpid())
+            response.headers[timing.HEADER] = spent.header()
             return response
 
         return handle
@@ -197,8 +222,7 @@ def routes(server: Server) -> list[Route]:
         return 201, await server.run(work)
 
     async def sessions(request: Request, owner: str) -> tuple[int, Any]:
-        body = await server.json(request)
-        return 201, await server.run(partial(h.create_session, svc, owner, body))
+        return 201, await server.run_json(request, partial(h.create_session, svc, owner))
 
     async def session(request: Request, owner: str) -> tuple[int, Any]:
         sid = request.path_params["session_id"]
@@ -213,23 +237,19 @@ def routes(server: Server) -> list[Route]:
             sid = request.path_params["session_id"]
             if request.method == "GET":
                 return 200, await server.run(partial(fn, svc, owner, sid))
-            body = await server.json(request)
-            return 200, await server.run(partial(fn, svc, owner, sid, body), session=sid)
+            return 200, await server.run_json(request, partial(fn, svc, owner, sid), session=sid)
 
         return work
 
     def on_memory(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
         async def work(request: Request, owner: str) -> tuple[int, Any]:
-            body = await server.json(request)
-            return 200, await server.run(
-                partial(fn, svc, owner, request.path_params["store_id"], body)
-            )
+            work = partial(fn, svc, owner, request.path_params["store_id"])
+            return 200, await server.run_json(request, work)
 
         return work
 
     async def memories(request: Request, owner: str) -> tuple[int, Any]:
-        body = await server.json(request)
-        return 201, await server.run(partial(h.create_memory, svc, owner, body))
+        return 201, await server.run_json(request, partial(h.create_memory, svc, owner))
 
     async def metadata(request: Request, owner: str) -> tuple[int, Any]:
         fn = h.get_metadata if request.method == "GET" else h.put_metadata
@@ -272,4 +292,6 @@ def app_from_env() -> Starlette:
     """The application built from ``$WORLDINFO_SERVE_CONFIG`` (uvicorn's factory, per worker)."""
     data = json.loads(os.environ[CONFIG_ENV])
     data["token_hashes"] = tuple(data.get("token_hashes", ()))
-    return create_app(ServerConfig(**data))
+    app = create_app(ServerConfig(**data))
+    app.state.server.service.heap.activate()  # this process is a worker: its collector too
+    return app

@@ -79,7 +79,7 @@ def result_json(
     """A generation's result as ``worldinfo scan --json`` prints it (the activated entries'
     fields only with ``entries``; their titles always), plus the session's turn."""
     out = scan_json(result)
-    out["titles"] = [str(e.get("comment") or "") for e in result.activated]
+    out["titles"] = result.activated_titles
     if entries:
         out["activated_entries"] = [canonical(dict(e)) for e in result.activated]
     out["chat_metadata"] = canonical_object(session.chat_metadata)
@@ -100,14 +100,15 @@ def generate(svc: Service, owner: str, session_id: str, body: JSONValue) -> Obj:
     entries = bool(req.get("entries", False))
 
     def run(session: Session, row: SessionRow) -> Obj:
-        result = session.generate(
-            str(req.get("type", "normal")),
-            append=messages,
-            dry_run=dry,
-            quiet_prompt=str(req.get("quiet_prompt", "")),
-            force_activate=force,
-            trace=trace,
-        )
+        with svc.clock.scan():
+            result = session.generate(
+                str(req.get("type", "normal")),
+                append=messages,
+                dry_run=dry,
+                quiet_prompt=str(req.get("quiet_prompt", "")),
+                force_activate=force,
+                trace=trace,
+            )
         return result_json(session, result, row=row, trace=trace, entries=entries)
 
     if dry:
@@ -121,7 +122,8 @@ def explain(svc: Service, owner: str, session_id: str, body: JSONValue) -> Obj:
     messages = [message_from(m) for m in req.get("append") or [] if isinstance(m, dict)]
 
     def run(session: Session, row: SessionRow) -> Obj:
-        result = session.generate(str(req.get("type", "normal")), append=messages, trace=True)
+        with svc.clock.scan():
+            result = session.generate(str(req.get("type", "normal")), append=messages, trace=True)
         out = trace_json(result)
         out["text"] = render_trace(result, books=session.books, count_tokens=session.count_tokens)
         return out

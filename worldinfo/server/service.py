@@ -23,7 +23,7 @@ from worldinfo import importers
 from worldinfo._js import JSONValue
 from worldinfo.importers import Imported, Limits
 from worldinfo.server.memory import MemoryCache, PersistedMemory, retriever_settings
-from worldinfo.server.prepared import ScanCachePool, UploadCache, UploadKey
+from worldinfo.server.prepared import Heap, ScanCachePool, UploadCache, UploadKey
 from worldinfo.server.sessions import (
     Loaded,
     Parsed,
@@ -37,6 +37,7 @@ from worldinfo.server.sessions import (
 )
 from worldinfo.server.sql import Conflict
 from worldinfo.server.storage import BookRow, SessionRow, SessionTransaction, Storage
+from worldinfo.server.timing import ScanClock
 from worldinfo.server.wire import message_json
 from worldinfo.session import Session
 from worldinfo.types import Book
@@ -75,6 +76,15 @@ class Service:
         self.scan_caches = ScanCachePool()
         self.memories = MemoryCache()
         self.sessions = SessionCache()
+        self.heap = Heap()
+        self.clock = ScanClock()
+
+    def settle(self) -> None:
+        """Freeze what the caches prepared since the last call (see ``prepared.Heap``)."""
+        self.heap.settle(
+            grown=(self.uploads.misses, self.scan_caches.created),
+            dropped=(self.uploads.evicted, self.scan_caches.evicted),
+        )
 
     # --- uploads -------------------------------------------------------------------------
 

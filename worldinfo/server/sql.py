@@ -19,7 +19,7 @@ import json
 import logging
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from worldinfo._js import JSONValue
@@ -94,6 +94,11 @@ class SqlStorage:
 
     def _lock_suffix(self) -> str:
         return " FOR UPDATE" if self.locking else ""
+
+    def pipeline(self) -> AbstractContextManager[Any]:
+        """Statements sent together, answered at the first fetch or at the end (PostgreSQL's
+        pipeline mode: one round trip; elsewhere they simply run one by one)."""
+        return nullcontext()
 
     # --- plumbing ------------------------------------------------------------------------
 

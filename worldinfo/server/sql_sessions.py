@@ -11,6 +11,7 @@ is never seen half-applied. Schema 1 kept the chat as one JSON text in ``wi_sess
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,8 @@ _COLS = "id, owner, config, chat_metadata, extra, turn, version"
 def shared_prefix(old: Sequence[JSONValue], new: Sequence[JSONValue]) -> int:
     """How many leading messages ``old`` and ``new`` have in common (same object or equal)."""
     n = min(len(old), len(new))
+    if all(map(operator.is_, old[:n], new)):  # the usual turn: the same objects, one C pass
+        return n
     for i in range(n):
         a, b = old[i], new[i]
         if a is not b and a != b:

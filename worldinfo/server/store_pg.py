@@ -2,12 +2,14 @@
 
 Session transactions lock the session row (``SELECT ... FOR UPDATE``) for the whole
 read-modify-write, so two requests for one session queue on the row while other sessions
-run in parallel, on any worker that shares the database. Schema creation holds an advisory
+run in parallel, on any worker that shares the database. A turn costs two round trips:
+``BEGIN`` with the locking read, and the writes with ``COMMIT`` (pipeline mode). Schema creation holds an advisory
 lock so workers starting together do not race.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 from worldinfo.server.sql import SCHEMA_VERSION, Connection
@@ -53,6 +55,11 @@ class PgStorage(TransactionalStorage):
     def _connect(self) -> Connection:
         conn: Connection = self._psycopg.connect(self._dsn, autocommit=True)
         return conn
+
+    def pipeline(self) -> AbstractContextManager[Any]:
+        """This thread's connection in pipeline mode (psycopg's ``Connection.pipeline``)."""
+        pipe: AbstractContextManager[Any] = self.conn().pipeline()  # type: ignore[attr-defined]
+        return pipe
 
     def _begin_read(self) -> str:
         return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"

@@ -77,11 +77,15 @@ class SqlTransaction:
         return head.version + 1
 
     def save(self, row: SessionRow) -> None:
-        """Write what changed since ``row`` was read (locking) or keep it for the commit."""
-        if self.storage.locking:
-            self.storage.write_session(row, old=self.row)
-        else:
-            self._saved = row
+        """Keep ``row`` to be written with the commit (only what changed since it was read)."""
+        self._saved = row
+
+    def commit_locked(self) -> None:
+        """Write the saved session and commit, in one round trip (locking kind)."""
+        with self.storage.pipeline():
+            if self._saved is not None:
+                self.storage.write_session(self._saved, old=self.row)
+            self.storage.x("COMMIT")
 
     def commit_optimistic(self) -> None:
         """Check that nothing moved, then write everything in one write transaction."""
@@ -123,9 +127,15 @@ def session_tx(
     """Lock (or snapshot) one session for a read-modify-write."""
     tx = SqlTransaction(storage, owner)
     if storage.locking:
-        with storage.tx("BEGIN"):
-            tx.row = _current(storage, owner, session_id, known)
+        try:
+            with storage.pipeline():  # BEGIN and the locking read: one round trip
+                storage.x("BEGIN")
+                tx.row = _current(storage, owner, session_id, known)
             yield tx
+            tx.commit_locked()
+        except BaseException:
+            storage.x("ROLLBACK")
+            raise
         return
     with storage.tx(storage._begin_read()):
         tx.row = _current(storage, owner, session_id, known)

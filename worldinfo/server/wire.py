@@ -118,8 +118,7 @@ def scan_json(result: ScanResult) -> dict[str, JSONValue]:
     if result.error is not None:
         return result.to_json()
     activated: list[JSONValue] = []
-    for e in result.activated:
-        uid, world = e.get("uid"), e.get("world")
+    for world, uid in result.activated_keys:  # no entry hash is needed for these
         if type(uid) in _PLAIN and type(world) in _PLAIN:
             activated.append({"uid": uid, "world": world})
         else:
