@@ -60,7 +60,7 @@ class RetrieverIndex:
         self.records: dict[int, Record] = {}
         self.by_ref: dict[str, int] = {}
         self.live_ids: list[int] = []
-        self.post: tuple[list[array[int]], list[array[int]]] = ([], [])
+        self.post: tuple[list[list[int]], list[list[int]]] = ([], [])
         self.kept: tuple[array[int], array[int]] = (array("i"), array("i"))
         self._stop: set[int] = set()
         self._stop_total = 0
@@ -78,8 +78,8 @@ class RetrieverIndex:
             self.words.append(word)
             self.word_ids[word] = wid
             self.counts.append(0)
-            self.post[0].append(array("i"))
-            self.post[1].append(array("i"))
+            self.post[0].append([])
+            self.post[1].append([])
         return wid
 
     def forget_words(self, first: int) -> None:
@@ -130,7 +130,7 @@ class RetrieverIndex:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
             for rec in records:
                 rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                for wid in tokens:
+                for wid in tokens:  # the one per-token loop: list appends, no array packing
                     counts[wid] += 1
                     postings[wid].append(rid)
                 dirty.update(tokens)
@@ -167,7 +167,7 @@ class RetrieverIndex:
         for postings in self.post:
             for wid, ids in enumerate(postings):
                 if ids:
-                    postings[wid] = array("i", filter(live, ids))
+                    postings[wid] = list(filter(live, ids))
         self._dead_postings = 0
 
     @property
