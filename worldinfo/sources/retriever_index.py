@@ -125,7 +125,8 @@ class RetrieverIndex:
             last = rid
         if not records:
             return
-        counts, stop_of, staged = self.counts, self._stop.__contains__, self._staged
+        counts, stop, staged = self.counts, self._stop, self._staged
+        stop_of = stop.__contains__
         total = self.total
         for half in (0, 1):
             postings, kept = self.post[half], self.kept[half]
@@ -137,7 +138,7 @@ class RetrieverIndex:
                 for wid in tokens:  # the only per-token Python loop: a list append
                     staged[wid].append(rid)
                 touched.update(tokens)
-                kept[rid] = len(tokens) - sum(map(stop_of, tokens))
+                kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
                 total += len(tokens)
             for wid in touched:  # then once per distinct word: count, move into its array
                 ids = staged[wid]

@@ -13,12 +13,14 @@ import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
 from worldinfo.sources.retriever import is_system_exchange
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.retriever_settings import Punctuation
+from worldinfo.sources.retriever_tokenize import tokenize_many
 from worldinfo.sources.store_schema import blob
 from worldinfo.sources.timestamps import optional_timestamp
 
@@ -49,7 +51,7 @@ def prepare(
     items: Sequence[tuple[str, str, str, object]],
     index: RetrieverIndex,
     *,
-    tokens: Callable[[str], list[str]],
+    punctuation: Punctuation,
 ) -> tuple[list[str | None], list[NewExchange]]:
     """Check and tokenise ``(user, reply, source_ref, timestamp)`` items before the lock.
 
@@ -62,15 +64,23 @@ def prepare(
     """
     wanted: list[str | None] = []
     seen: set[str] = set()
-    batch: list[NewExchange] = []
+    kept: list[tuple[str, str, str, datetime | None]] = []
+    stored = index.by_ref
     for user, reply, ref, stamp in items:
         when = optional_timestamp(stamp)
-        if ref in index.by_ref or ref in seen or is_system_exchange(user):
+        if ref in stored or ref in seen or is_system_exchange(user):
             wanted.append(None)
             continue
         wanted.append(ref)
         seen.add(ref)
-        batch.append(NewExchange(ref, user, reply, when, tokens(user), tokens(reply)))
+        kept.append((ref, user, reply, when))
+    words = tokenize_many(
+        [text for _, user, reply, _ in kept for text in (user, reply)], punctuation=punctuation
+    )
+    batch = [
+        NewExchange(ref, user, reply, when, words[2 * k], words[2 * k + 1])
+        for k, (ref, user, reply, when) in enumerate(kept)
+    ]
     return wanted, batch
 
 
