@@ -21,7 +21,7 @@ from worldinfo.sources.retriever_keywords import (
     select_keywords,
     word_value,
 )
-from worldinfo.sources.retriever_settings import RetrieverSettings
+from worldinfo.sources.retriever_settings import Punctuation, RetrieverSettings
 from worldinfo.sources.retriever_tokenize import tokenize, tokenize_many
 
 _TEXT = st.text(alphabet=st.sampled_from("ab c,.!\n\t\0'’éÉ-ẞ*"), max_size=30)
@@ -30,7 +30,7 @@ _TEXT = st.text(alphabet=st.sampled_from("ab c,.!\n\t\0'’éÉ-ẞ*"), max_size
 @given(texts=st.lists(_TEXT, max_size=8), unicode=st.booleans())
 @settings(max_examples=300, deadline=None)
 def test_tokenize_many_is_tokenize_per_text(texts: list[str], unicode: bool) -> None:
-    mode = "unicode" if unicode else "ascii"
+    mode: Punctuation = "unicode" if unicode else "ascii"
     assert tokenize_many(texts, punctuation=mode) == [tokenize(t, punctuation=mode) for t in texts]
 
 
