@@ -62,6 +62,7 @@ class RetrieverIndex:
         self.live_ids: list[int] = []
         self.post: tuple[list[array[int]], list[array[int]]] = ([], [])
         self.kept: tuple[array[int], array[int]] = (array("i"), array("i"))
+        self._staged: list[list[int]] = []  # per word: ids appended by add_many, then moved
         self._stop: set[int] = set()
         self._stop_total = 0
         self._dirty: set[int] = set()
@@ -80,6 +81,7 @@ class RetrieverIndex:
             self.counts.append(0)
             self.post[0].append(array("i"))
             self.post[1].append(array("i"))
+            self._staged.append([])
         return wid
 
     def forget_words(self, first: int) -> None:
@@ -89,7 +91,8 @@ class RetrieverIndex:
         """
         for word in self.words[first:]:
             del self.word_ids[word]
-        del self.words[first:], self.counts[first:], self.post[0][first:], self.post[1][first:]
+        del self.words[first:], self.counts[first:], self._staged[first:]
+        del self.post[0][first:], self.post[1][first:]
 
     def lookup(self, word: str) -> tuple[int, int] | None:
         """Return (id, count) of a known word, or ``None``."""
@@ -122,20 +125,27 @@ class RetrieverIndex:
             last = rid
         if not records:
             return
-        counts, stop_of, dirty = self.counts, self._stop.__contains__, self._dirty
+        counts, stop, staged = self.counts, self._stop, self._staged
+        stop_of = stop.__contains__
         total = self.total
         for half in (0, 1):
             postings, kept = self.post[half], self.kept[half]
             if len(kept) <= records[-1].id:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
+            touched: set[int] = set()
             for rec in records:
                 rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                for wid in tokens:
-                    counts[wid] += 1
-                    postings[wid].append(rid)
-                dirty.update(tokens)
-                kept[rid] = len(tokens) - sum(map(stop_of, tokens))
+                for wid in tokens:  # the only per-token Python loop: a list append
+                    staged[wid].append(rid)
+                touched.update(tokens)
+                kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
                 total += len(tokens)
+            for wid in touched:  # then once per distinct word: count, move into its array
+                ids = staged[wid]
+                counts[wid] += len(ids)
+                postings[wid].fromlist(ids)
+                ids.clear()
+            self._dirty |= touched
         self.total = total
         for rec in records:
             self.records[rec.id] = rec

@@ -8,6 +8,7 @@ slot-by-slot scan does (O15) and as float arithmetic would not (E1).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -69,7 +70,14 @@ def select_keywords(
     Returns:
         The keywords, best first (ties: earliest position; user before reply).
     """
-    best: dict[str, tuple[Fraction, int, Keyword]] = {}
+    # A value is kept as an exact integer pair (num, den); Fraction objects are made only for
+    # the chosen keywords. value = scale / (count + offset), boosted (v + 1) / 2, times the
+    # reply factor: the same rationals as ``word_value``, compared by cross-multiplying.
+    scale, offset, boost = settings.value_scale, settings.value_offset, settings.lore_boost
+    rn, rd = settings.reply_factor.numerator, settings.reply_factor.denominator
+    share = settings.stopword_share
+    stop_at = share.numerator * total
+    best: dict[str, tuple[int, int, int, int, int, bool, bool]] = {}
     position = 0
     for from_reply, tokens in ((False, user_tokens), (True, reply_tokens)):
         for tok in tokens:
@@ -77,37 +85,39 @@ def select_keywords(
             if found is None:
                 continue
             word_id, count = found
-            if count <= 0 or is_stopword(count, total, settings):
+            if count <= 0 or count * share.denominator > stop_at:  # is_stopword
                 continue
-            value = word_value(count, settings)
-            boosted = settings.lore_boost and tok in lore
-            if boosted:
-                value = (value + 1) / 2
+            den = count + offset
+            boosted = boost and tok in lore
+            num, den = (scale + den, 2 * den) if boosted else (scale, den)
             if from_reply:
-                value *= settings.reply_factor
+                num, den = num * rn, den * rd
             pos = position
             position += 1
             prev = best.get(tok)
-            if prev is not None and (prev[0], -prev[1]) >= (value, -pos):
+            # an earlier occurrence (smaller position) keeps its place unless strictly beaten
+            if prev is not None and prev[0] * den >= num * prev[1]:
                 continue
-            kw = Keyword(
+            best[tok] = (num, den, pos, word_id, count, from_reply, boosted)
+    common = math.lcm(*(b[1] for b in best.values())) if best else 1
+    order = sorted(best.items(), key=lambda kv: (-kv[1][0] * (common // kv[1][1]), kv[1][2]))
+    chosen: list[Keyword] = []
+    from_reply_taken = 0
+    for tok, (num, den, _, word_id, count, from_reply, boosted) in order:
+        if len(chosen) >= settings.slots:
+            break
+        if from_reply:
+            if from_reply_taken >= settings.reply_cap:
+                continue
+            from_reply_taken += 1
+        chosen.append(
+            Keyword(
                 word=tok,
                 word_id=word_id,
-                score=value,
+                score=Fraction(num, den),
                 count=count,
                 from_reply=from_reply,
                 lore=boosted,
             )
-            best[tok] = (value, pos, kw)
-    ranked = sorted(best.values(), key=lambda t: (-t[0], t[1]))
-    chosen: list[Keyword] = []
-    from_reply_taken = 0
-    for _, _, kw in ranked:
-        if len(chosen) >= settings.slots:
-            break
-        if kw.from_reply:
-            if from_reply_taken >= settings.reply_cap:
-                continue
-            from_reply_taken += 1
-        chosen.append(kw)
+        )
     return tuple(chosen)

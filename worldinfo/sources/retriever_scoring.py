@@ -10,8 +10,10 @@ scan's result; ``score_reference`` is that full scan, kept for tests and the ben
 from __future__ import annotations
 
 import heapq
+import itertools
+import operator
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from worldinfo.sources.retriever_index import RetrieverIndex
@@ -98,15 +100,10 @@ def score_indexed(
     if not keywords or not index.records:
         return []
     index.sync()
-    mu: Counter[int] = Counter()
-    mr: Counter[int] = Counter()
-    mt: Counter[int] = Counter()
-    for kw in keywords:
-        su, sr = set(index.post[0][kw.word_id]), set(index.post[1][kw.word_id])
-        mu.update(su)
-        mr.update(sr)
-        mt.update(su)
-        mt.update(sr)
+    halves = [(set(index.post[0][kw.word_id]), set(index.post[1][kw.word_id])) for kw in keywords]
+    mu = Counter(itertools.chain.from_iterable(su for su, _ in halves))
+    mr = Counter(itertools.chain.from_iterable(sr for _, sr in halves))
+    mt = Counter(itertools.chain.from_iterable(itertools.chain.from_iterable(halves)))
     cut = index.cutoff(settings.exclusion)
     div, fl, floor = settings.length_divisor, settings.half_floor_units, settings.score_floor_units
     slack = 2 * max(fl, 0)
@@ -117,7 +114,7 @@ def score_indexed(
     want = max(top, 1)
     scored: list[Scored] = []
     own: dict[int, int] = {}
-    for rid, m in mt.most_common():
+    for rid, m in _by_matches(mt):
         if prune and len(heap) >= want and div * m + slack < heap[0][0]:
             break
         if rid not in records:
@@ -135,6 +132,21 @@ def score_indexed(
                 elif (s, rid) > heap[0]:
                     heapq.heapreplace(heap, (s, rid))
     return _finish(index, scored, own, settings=settings, top=top)
+
+
+def _by_matches(mt: Counter[int]) -> Iterator[tuple[int, int]]:
+    """``mt``'s items by decreasing count; those counted once last, unsorted and only if reached.
+
+    The order among equal counts does not change the result: the walk stops only between two
+    counts (every record at count m scores at most ``div * m + slack``).
+    """
+    counts = mt.values()
+    several = list(itertools.compress(mt, map(operator.ge, counts, itertools.repeat(2))))
+    several.sort(key=mt.__getitem__, reverse=True)
+    for rid in several:
+        yield rid, mt[rid]
+    for rid in itertools.compress(mt, map(operator.eq, counts, itertools.repeat(1))):
+        yield rid, 1
 
 
 def score_reference(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import string
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from worldinfo.sources.retriever_settings import Punctuation
 
@@ -48,6 +48,24 @@ def tokenize(text: str, *, punctuation: Punctuation = "ascii") -> list[str]:
     if punctuation == "unicode" and not folded.isascii():
         folded = folded.translate(_UNICODE_TABLE)
     return folded.split()
+
+
+def tokenize_many(texts: Sequence[str], *, punctuation: Punctuation = "ascii") -> list[list[str]]:
+    """Return ``[tokenize(t) for t in texts]``, the ASCII case in one pass over all of them.
+
+    ASCII texts are joined with NUL (neither whitespace nor punctuation, so it survives the
+    lower-casing and the deletion and cuts the result back into the texts); a text holding a
+    NUL itself, or any non-ASCII text, sends the whole call through ``tokenize``.
+
+    Args:
+        texts: any texts.
+        punctuation: ``"ascii"`` or ``"unicode"`` (see the module docstring).
+    """
+    joined = "\0".join(texts)
+    if not texts or not joined.isascii() or joined.count("\0") != len(texts) - 1:
+        return [tokenize(text, punctuation=punctuation) for text in texts]
+    plain = joined.lower().encode("ascii").translate(None, _ASCII_BYTES).decode("ascii")
+    return [part.split() for part in plain.split("\0")]
 
 
 def looks_like_regex(key: str) -> bool:

@@ -203,7 +203,7 @@ class SqliteStore(Retriever):
 
     def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:
         index, db = self.index, self._db
-        wanted, batch = prepare(items, index, tokens=self.tokens)
+        wanted, batch = prepare(items, index, punctuation=self.settings.punctuation)
         if not batch:
             return [None] * len(items)
         first = -1

@@ -10,14 +10,17 @@ reply, exchange by exchange: the ids one-by-one ingests would give. Record ids c
 from __future__ import annotations
 
 import itertools
+import operator
 import sqlite3
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
 from worldinfo.sources.retriever import is_system_exchange
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.retriever_settings import Punctuation
+from worldinfo.sources.retriever_tokenize import tokenize_many
 from worldinfo.sources.store_schema import blob
 from worldinfo.sources.timestamps import optional_timestamp
 
@@ -48,7 +51,7 @@ def prepare(
     items: Sequence[tuple[str, str, str, object]],
     index: RetrieverIndex,
     *,
-    tokens: Callable[[str], list[str]],
+    punctuation: Punctuation,
 ) -> tuple[list[str | None], list[NewExchange]]:
     """Check and tokenise ``(user, reply, source_ref, timestamp)`` items before the lock.
 
@@ -61,15 +64,23 @@ def prepare(
     """
     wanted: list[str | None] = []
     seen: set[str] = set()
-    batch: list[NewExchange] = []
+    kept: list[tuple[str, str, str, datetime | None]] = []
+    stored = index.by_ref
     for user, reply, ref, stamp in items:
         when = optional_timestamp(stamp)
-        if ref in index.by_ref or ref in seen or is_system_exchange(user):
+        if ref in stored or ref in seen or is_system_exchange(user):
             wanted.append(None)
             continue
         wanted.append(ref)
         seen.add(ref)
-        batch.append(NewExchange(ref, user, reply, when, tokens(user), tokens(reply)))
+        kept.append((ref, user, reply, when))
+    words = tokenize_many(
+        [text for _, user, reply, _ in kept for text in (user, reply)], punctuation=punctuation
+    )
+    batch = [
+        NewExchange(ref, user, reply, when, words[2 * k], words[2 * k + 1])
+        for k, (ref, user, reply, when) in enumerate(kept)
+    ]
     return wanted, batch
 
 
@@ -94,18 +105,25 @@ def write_exchanges(
         sqlite3.Error: as SQLite raises it (the caller rolls back and types it).
     """
     first = len(index.words)
-    records = [
-        Record(
-            id=first_id + k,
-            source_ref=ex.source_ref,
-            user=ex.user,
-            reply=ex.reply,
-            user_tokens=_ids(index, ex.user_words),
-            reply_tokens=_ids(index, ex.reply_words),
-            timestamp=ex.timestamp,
+    halves = itertools.chain.from_iterable((ex.user_words, ex.reply_words) for ex in batch)
+    ids = _ids(index, list(itertools.chain.from_iterable(halves)))
+    records: list[Record] = []
+    at = 0
+    for k, ex in enumerate(batch):
+        mid = at + len(ex.user_words)
+        end = mid + len(ex.reply_words)
+        records.append(
+            Record(
+                id=first_id + k,
+                source_ref=ex.source_ref,
+                user=ex.user,
+                reply=ex.reply,
+                user_tokens=ids[at:mid],
+                reply_tokens=ids[mid:end],
+                timestamp=ex.timestamp,
+            )
         )
-        for k, ex in enumerate(batch)
-    ]
+        at = end
     if len(index.words) > first:
         db.executemany(_INSERT_WORDS, zip(itertools.count(first), index.words[first:]))
     db.executemany(
@@ -127,10 +145,22 @@ def write_exchanges(
 
 
 def _ids(index: RetrieverIndex, words: list[str]) -> array[int]:
-    """Word ids of ``words``; a new word gets the next id where it first appears."""
-    ids = list(map(index.word_ids.get, words))
-    if None in ids:
-        for i, word in enumerate(words):
-            if ids[i] is None:
-                ids[i] = index.word_id(word)
-    return array("i", ids)  # type: ignore[arg-type]  # no None left
+    """Word ids of ``words``; a new word gets the next id where it first appears.
+
+    One dictionary pass over the whole batch; only the positions of new words (rare once a
+    chat has some history) are visited one by one.
+    """
+    known = index.word_ids
+    ids = list(map(known.get, words))
+    out = array("i")
+    try:
+        out.fromlist(ids)  # type: ignore[arg-type]  # raises on a None (a new word)
+    except TypeError:
+        new_at = list(itertools.compress(range(len(ids)), map(operator.is_, ids, _NONES)))
+        for i in new_at:
+            ids[i] = index.word_id(words[i])
+        out.fromlist(ids)  # type: ignore[arg-type]  # no None left
+    return out
+
+
+_NONES = itertools.repeat(None)
