@@ -7,8 +7,11 @@ chat (the README's example). The commands run exactly as the console script does
 (``from worldinfo.cli import main``). With ``--base PATH`` the same commands also run on
 the code at PATH (``PYTHONPATH=PATH``), interleaved with this checkout's runs so both see
 the same machine load; the scan's output is checked to be identical on both. Bytecode is
-cached (``PYTHONPYCACHEPREFIX`` in a temporary folder, ``PYTHONDONTWRITEBYTECODE`` dropped)
-and warmed before measuring, as for an installed package.
+cached (``PYTHONPYCACHEPREFIX`` in a temporary folder) and warmed before measuring, as for an
+installed package; the run fails if a module was compiled while measured. No ``PYTHON*``
+variable of the calling shell reaches the measured processes (``PYTHONDONTWRITEBYTECODE=1``
+there made every figure a compile-everything figure, and ``PYTHONDEVMODE`` or
+``PYTHONTRACEMALLOC`` would slow the bare interpreter too).
 
     python bench/startup.py
     python bench/startup.py --base /work/wt/base --repeats 21 --json
@@ -21,7 +24,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,32 +50,56 @@ def commands(chat: Path) -> dict[str, list[str]]:
     }
 
 
+def child_env(root: Path, *, cache: Path | None) -> dict[str, str]:
+    """The child's environment: this one without any ``PYTHON*`` variable, plus ours.
+
+    Inherited ``PYTHON*`` settings (``PYTHONDONTWRITEBYTECODE``, ``PYTHONDEVMODE``,
+    ``PYTHONTRACEMALLOC``, ``PYTHONPROFILEIMPORTTIME``, ``PYTHONWARNINGS``, ...) change what a
+    fresh interpreter costs, so none reaches the measured process: it sees only
+    ``PYTHONPATH`` and the bytecode setting chosen here."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["PYTHONPATH"] = str(root)
+    if cache is None:  # the standard library's own caches only, as PYTHONDONTWRITEBYTECODE=1
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
 def run_child(
     argv: list[str], *, root: Path, cwd: Path, cached: bool = True
 ) -> tuple[float, float, bytes]:
-    """One fresh process, CPU time measured as the children's rusage difference.
+    """One fresh process: its wall time, and its own CPU time from ``os.wait4``.
 
     ``cwd`` must not hold a ``worldinfo`` package: ``python -c`` puts it first on the path,
     ahead of ``PYTHONPATH``. Bytecode is cached under ``cwd`` (as an installed package has
-    it; the code roots themselves are not written to), written by the warm-up runs."""
-    import resource
+    it; the code roots themselves are not written to), written by the warm-up runs. The
+    child is spawned directly (``os.posix_spawn``, output to files), so the figures hold
+    no pipe or ``subprocess`` bookkeeping of this process."""
+    env = child_env(root, cache=cwd / "pycache" if cached else None)
+    out_path, err_path = cwd / "stdout", cwd / "stderr"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        actions = [
+            (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+            (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+        ]
+        os.chdir(cwd)  # posix_spawn has no cwd argument; restored below
+        try:
+            t = time.perf_counter()
+            pid = os.posix_spawn(sys.executable, [sys.executable, *argv], env, file_actions=actions)
+            _pid, status, usage = os.wait4(pid, 0)
+            wall = time.perf_counter() - t
+        finally:
+            os.chdir(ROOT)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{argv!r} failed ({code}): {err_path.read_text()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, out_path.read_bytes()
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env |= {"PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": str(cwd / "pycache")}
-    if not cached:  # the standard library's own caches only, as PYTHONDONTWRITEBYTECODE=1
-        del env["PYTHONPYCACHEPREFIX"]
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-    t = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, *argv], capture_output=True, env=env, cwd=cwd, check=False
-    )
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"{argv!r} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout
+
+def cached_files(tmp: Path) -> set[Path]:
+    """The bytecode files under the cache prefix."""
+    return set((tmp / "pycache").rglob("*.pyc"))
 
 
 def measure(
@@ -94,11 +120,14 @@ def measure(
                 raise SystemExit(f"{label}: worldinfo comes from {where}, not {root}")
             for name, argv in cmds.items():
                 outputs[label][name] = run_child(argv, root=root, cwd=Path(tmp))[2]
+        warmed = cached_files(Path(tmp))
         for _ in range(repeats):
             for name, argv in cmds.items():
                 for label, root in roots.items():
                     wall, cpu, _out = run_child(argv, root=root, cwd=Path(tmp), cached=cached)
                     samples[label][name].append((wall, cpu))
+        if cached and cached_files(Path(tmp)) != warmed:  # a module compiled while measured
+            raise SystemExit("bytecode was written during the measured runs: not cached")
     scan = "worldinfo scan (example, 1 message)"
     if len({out[scan] for out in outputs.values()}) != 1:
         raise SystemExit("the scan's output differs between the code roots")
