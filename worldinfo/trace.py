@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 
 ACTIVATION_REASONS = ("key", "constant", "sticky", "decorator", "forced")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TraceEvent:
     """One entry's outcome in one loop."""
 

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, prepare_tables, regex_key, split_key
+from worldinfo._record import record
 
 DEFAULT_SCAN_BUDGET = 1.0
 """Seconds of regex matching allowed per scan, all keys and passes together."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RegexLimits:
     """Time allowed to regex keys.
 

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.types import Book, Message, ScanState, Settings
 
 if TYPE_CHECKING:
     from worldinfo.result import ScanResult
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ScanContext:
     """What a source may read before a scan.
 

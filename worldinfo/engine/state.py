@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.timed_effects import TimedEffects, entry_key
@@ -20,7 +21,7 @@ from worldinfo.types import RawEntry, ScanState, Settings
 TokenCounter = Callable[[str], int]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CharacterIdentity:
     """What character filters see: the avatar file name without extension and tag ids."""
 

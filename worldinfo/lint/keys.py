@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import regex_key
+from worldinfo._record import record
 from worldinfo.lint.model import Finding, LintOptions, Located
 from worldinfo.lint.regex import diagnose
 from worldinfo.lint.words import COMMON_WORDS, NAME_MACROS
@@ -49,7 +50,7 @@ class _Ctx:
         return fs in fp
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class _Key:
     """One key and what lint could tell about it."""
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 
 
@@ -16,7 +17,7 @@ class MacroError(Exception):
     """A replacement function threw; the evaluator undoes that pass (M2.7)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Call:
     """The options of one ``substituteParams`` call (M0.2)."""
 
@@ -30,7 +31,7 @@ class Call:
 WI_CALL = Call()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Pass:
     """One (pattern, replacement) pair of the evaluator's list (M2.1).
 
@@ -53,7 +54,7 @@ class Pass:
             object.__setattr__(self, "marker", literal.group(0).lower() if literal else "")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Frame:
     """What the built-in passes of the current call read: its names, group and card prompt."""
 
@@ -80,7 +81,7 @@ class Run:
     depth: int = 0
     dice_rolled: int = 0
     picks_made: int = 0
-    frame: Frame = Frame()
+    frame: Frame = Frame()  # noqa: RUF009 - a frozen record, shared safely
     _now: datetime | None = None
 
     def __post_init__(self) -> None:

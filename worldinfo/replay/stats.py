@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from worldinfo._record import record
 from worldinfo.replay.runner import EntryInfo
 from worldinfo.replay.turns import CUT_KINDS, HOWS, TurnRecord, turn_json
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class EntryStats:
     """What one entry did across the replay.
 
@@ -40,7 +41,7 @@ class EntryStats:
         return self.fired > 0 and self.how.get("recursion", 0) == self.fired
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ReplayStats:
     """The whole replay: turns, and per-entry figures in catalog order.
 

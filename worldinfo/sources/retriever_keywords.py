@@ -9,13 +9,13 @@ slot-by-slot scan does (O15) and as float arithmetic would not (E1).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Keyword:
     """One selected keyword.
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_index import RetrieverIndex
 from worldinfo.sources.retriever_keywords import Keyword
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Scored:
     """A candidate record's score.
 

@@ -8,11 +8,12 @@ inputs of spec F21; the bug fixes (floor, cap, stop-words at query time ...) are
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from fractions import Fraction
 from typing import Literal
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 
 DEFAULT_HEADER = (
     "[System M]; This is from your past memory, relevant to what is currently happening;\n"
@@ -33,7 +34,7 @@ def exact(value: float | str | Fraction) -> Fraction:
     return Fraction(value)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RetrieverSettings:
     """The retriever's named constants.
 
