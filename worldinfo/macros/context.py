@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from datetime import UTC, datetime, tzinfo
-from zoneinfo import ZoneInfo
 
 from worldinfo._js import JSONValue
 from worldinfo._record import record
@@ -66,8 +65,14 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
+def _utc_zone() -> tzinfo:
+    from zoneinfo import ZoneInfo  # only when no zone is given (start-up time)
+
+    return ZoneInfo("UTC")
+
+
 def _utc_epoch() -> datetime:
-    return datetime.fromtimestamp(0, ZoneInfo("UTC"))
+    return datetime.fromtimestamp(0, _utc_zone())
 
 
 def _no_random() -> float:
@@ -118,7 +123,7 @@ class MacroContext:
     chat: Sequence[Mapping[str, JSONValue]] = ()
     chat_metadata: Mapping[str, JSONValue] = field(default_factory=dict)
     clock: Callable[[], datetime] = _utc_epoch
-    tz: tzinfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    tz: tzinfo = field(default_factory=_utc_zone)
     random: Callable[[], float] = _no_random
     math_random: Callable[[], float] = _no_random
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from worldinfo._js import JSONValue
 from worldinfo._record import record
+from worldinfo.sources import rankings
 
 DEFAULT_HEADER = (
     "[System M]; This is from your past memory, relevant to what is currently happening;\n"
@@ -21,8 +22,8 @@ DEFAULT_HEADER = (
 DEFAULT_FOOTER = "\n \n; This is the end of the memory!;"
 
 Punctuation = Literal["ascii", "unicode"]
-Ranking = Literal["zwaif", "ranked"]
-RANKINGS: tuple[Ranking, ...] = ("zwaif", "ranked")
+Ranking = rankings.Ranking  # defined apart so the CLI's help needs not import this module
+RANKINGS = rankings.RANKINGS
 
 
 def exact(value: float | str | Fraction) -> Fraction:
