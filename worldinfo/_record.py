@@ -25,7 +25,7 @@ import reprlib
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeVar, dataclass_transform
+    from typing import Any, TypeVar, dataclass_transform, overload
 
     T = TypeVar("T")
 
@@ -33,20 +33,17 @@ _OWN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr_
 _STATE = ("__getstate__", "__setstate__")
 _FACTORY = dataclasses._HAS_DEFAULT_FACTORY  # type: ignore[attr-defined]
 _MISSING = dataclasses.MISSING
-_PROTO: Any = None
+_PROTOS: dict[tuple[bool, bool], Any] = {}
 
 
-def _params() -> object:
-    """The ``__dataclass_params__`` of a frozen, slotted, keyword-only dataclass."""
-    global _PROTO  # one real dataclass, made on first use, lends its parameters
-    if _PROTO is None:
-
-        @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-        class Proto:
-            """A parameter donor."""
-
-        _PROTO = Proto
-    return _PROTO.__dataclass_params__
+def _params(*, frozen: bool, kw_only: bool) -> object:
+    """The ``__dataclass_params__`` of a slotted dataclass with these options."""
+    proto = _PROTOS.get((frozen, kw_only))
+    if proto is None:  # one real dataclass per kind, made on first use, lends its parameters
+        donor: Any = type("Proto", (), {"__doc__": "A parameter donor."})
+        proto = dataclasses.dataclass(donor, frozen=frozen, slots=True, kw_only=kw_only)
+        _PROTOS[frozen, kw_only] = proto
+    return proto.__dataclass_params__
 
 
 def _frozen_setattr(_self: object, name: str, _value: object) -> None:
@@ -66,26 +63,33 @@ def _setstate(self: object, state: list[object]) -> None:
         object.__setattr__(self, f.name, value)
 
 
-def _plain(cls: type) -> bool:
+def _plain(cls: type, *, kw_only: bool = True) -> bool:
     """Whether ``record`` makes exactly what ``dataclasses`` would of ``cls``."""
     if cls.__bases__ != (object,) or cls.__doc__ is None or "__slots__" in cls.__dict__:
         return False
     if any(name in cls.__dict__ for name in (*_OWN, *_STATE)):
         return False
-    notes = inspect.get_annotations(cls)
-    for name, note in notes.items():
+    defaulted = False
+    for name, note in inspect.get_annotations(cls).items():
         text = note if isinstance(note, str) else getattr(note, "__name__", "")
-        if "InitVar" in text or "KW_ONLY" in text:
+        if "InitVar" in text or "KW_ONLY" in text or "ClassVar" in text:
             return False
-        value = cls.__dict__.get(name)
-        if isinstance(value, dataclasses.Field) and (
-            value.kw_only is False or value.hash is not None
-        ):
-            return False
+        value = cls.__dict__.get(name, _MISSING)
+        if isinstance(value, dataclasses.Field):
+            if value.kw_only not in (_MISSING, kw_only) or value.hash is not None:
+                return False
+            if value.init is False:
+                continue
+            value = value.default if value.default_factory is _MISSING else value.default_factory
+        if not kw_only and defaulted and value is _MISSING:
+            return False  # dataclasses says: non-default argument follows default argument
+        defaulted = defaulted or value is not _MISSING
     return True
 
 
-def _source(cls: type, fields: list[dataclasses.Field[object]]) -> tuple[str, dict[str, object]]:
+def _source(
+    cls: type, fields: list[dataclasses.Field[object]], *, frozen: bool, kw_only: bool
+) -> tuple[str, dict[str, object]]:
     """The methods' text (as ``dataclasses`` writes it) and the names it refers to."""
     names: dict[str, object] = {"__dataclass_builtins_object__": object, "_FACTORY": _FACTORY}
     params, body = [], []
@@ -104,25 +108,28 @@ def _source(cls: type, fields: list[dataclasses.Field[object]]) -> tuple[str, di
             value = f"{dflt}() if {f.name} is _FACTORY else {f.name}" if factory else f.name
         else:  # set here when it has a default (slotted: no class attribute holds it)
             value = f"{dflt}()" if factory else dflt if dflt in names else None
-        if value is not None:
+        if value is None:
+            continue
+        if frozen:
             body.append(f"  __dataclass_builtins_object__.__setattr__(self,{f.name!r},{value})")
+        else:
+            body.append(f"  self.{f.name}={value}")
     if hasattr(cls, "__post_init__"):
         body.append("  self.__post_init__()")
-    star = "*, " if params else ""
+    star = "*, " if params and kw_only else ""
     mine = "".join(f"self.{f.name}," for f in fields if f.compare)
     theirs = "".join(f"other.{f.name}," for f in fields if f.compare)
-    text = "\n".join(
-        [
-            f" def __init__(self, {star}{', '.join(params)}) -> None:",
-            *(body or ["  pass"]),
-            " def __eq__(self, other):",
-            "  if other.__class__ is self.__class__:",
-            f"   return ({mine})==({theirs})",
-            "  return NotImplemented",
-            " def __hash__(self):",
-            f"  return hash(({mine}))",
-        ]
-    )
+    lines = [
+        f" def __init__(self, {star}{', '.join(params)}) -> None:",
+        *(body or ["  pass"]),
+        " def __eq__(self, other):",
+        "  if other.__class__ is self.__class__:",
+        f"   return ({mine})==({theirs})",
+        "  return NotImplemented",
+    ]
+    if frozen:
+        lines += [" def __hash__(self):", f"  return hash(({mine}))"]
+    text = "\n".join(lines)
     return f"def __create_fn__({', '.join(names)}):\n{text}\n return locals()", names
 
 
@@ -138,36 +145,57 @@ def _repr(fields: list[dataclasses.Field[object]]) -> Callable[[object], str]:
     return __repr__
 
 
-def _record(cls: type) -> type:
-    if not _plain(cls):
-        return dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls)
-    made: Any = dataclasses.dataclass(slots=True, kw_only=True, init=False, repr=False, eq=False)(
-        cls
-    )
+def _make(cls: type, *, frozen: bool, kw_only: bool) -> type:
+    if not _plain(cls, kw_only=kw_only):
+        return dataclasses.dataclass(frozen=frozen, slots=True, kw_only=kw_only)(cls)
+    made: Any = dataclasses.dataclass(
+        slots=True, kw_only=kw_only, init=False, repr=False, eq=False
+    )(cls)
     fields = list(dataclasses.fields(made))
-    text, names = _source(made, fields)
+    text, names = _source(made, fields, frozen=frozen, kw_only=kw_only)
     scope: dict[str, Any] = {}
     code = compile(text, "<string>", "exec", dont_inherit=True)  # no future annotations
     exec(code, {}, scope)  # noqa: S102 - the text is made above from field names only
     methods = {**scope["__create_fn__"](**names), "__repr__": _repr(fields)}
-    methods |= {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
-    methods |= {"__getstate__": _getstate, "__setstate__": _setstate}
+    if frozen:
+        methods |= {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
+        methods |= {"__getstate__": _getstate, "__setstate__": _setstate}
+    else:
+        methods["__hash__"] = None  # eq without frozen: unhashable, as dataclasses makes it
     for name in (*_OWN, *_STATE):
+        if name not in methods:
+            continue
         fn = methods[name]
-        if name in _OWN[:4]:
+        if name in _OWN[:3] or name == "__hash__" and fn is not None:
             fn.__qualname__ = f"{made.__qualname__}.{name}"
         setattr(made, name, fn)
-    made.__dataclass_params__ = _params()
+    made.__dataclass_params__ = _params(frozen=frozen, kw_only=kw_only)
     return made  # type: ignore[no-any-return]
+
+
+def _record(
+    cls: type | None = None, /, *, frozen: bool = True, kw_only: bool = True
+) -> type | Callable[[type], type]:
+    if cls is None:
+        return lambda c: _make(c, frozen=frozen, kw_only=kw_only)
+    return _make(cls, frozen=frozen, kw_only=kw_only)
 
 
 if TYPE_CHECKING:
 
+    @overload
+    def record(cls: type[T], /) -> type[T]: ...
+
+    @overload
+    def record(*, frozen: bool = True, kw_only: bool = True) -> Callable[[type[T]], type[T]]: ...
+
     @dataclass_transform(
         frozen_default=True, kw_only_default=True, field_specifiers=(dataclasses.field,)
     )
-    def record(cls: type[T]) -> type[T]:
-        """Make ``cls`` a frozen, slotted, keyword-only dataclass."""
+    def record(
+        cls: type[T] | None = None, /, *, frozen: bool = True, kw_only: bool = True
+    ) -> type[T] | Callable[[type[T]], type[T]]:
+        """A slotted dataclass: frozen and keyword-only unless told otherwise."""
 
 else:
     record = _record

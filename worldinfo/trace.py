@@ -19,7 +19,7 @@ Reasons (stable codes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js import JSONValue
 from worldinfo._record import record
@@ -52,7 +52,7 @@ class TraceEvent:
         }
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Trace:
     """Events by loop and the final verdict per entry key (``world.uid``)."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -54,7 +54,7 @@ class ScanData:
     trigger: str = "normal"
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class ScanBuffer:
     """SillyTavern's ``WorldInfoBuffer`` (R17-R21) with per-state caches."""
 

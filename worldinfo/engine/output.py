@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position, RawEntry
 
@@ -14,7 +15,7 @@ RegexHook = Callable[[str, JSONValue], str]
 """Regex scripts with the WORLD_INFO placement: ``(content, depth or None) -> content``."""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Assembled:
     """The prompt pieces, built the way SillyTavern builds them."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, prepare_tables, regex_key, split_key
 from worldinfo._record import record
@@ -73,7 +73,7 @@ class TimeoutMemo:
         return len(self._seen)
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class RegexClock:
     """One scan's regex time: what compiling and matching regex keys have used so far.
 

@@ -7,7 +7,7 @@ What only the fast path needs lives on its own object (``fast``, a ``FastScan``)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js import JSONValue
 from worldinfo._record import record
@@ -30,7 +30,7 @@ class CharacterIdentity:
     tags: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class WorkingState:
     """The per-call working state; created inside ``check`` and never escapes it."""
 

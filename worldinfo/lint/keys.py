@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import regex_key
@@ -17,7 +15,7 @@ _ALWAYS_REPORTED = frozenset({"WI010", "WI011", "WI012"})
 """Key findings that still matter for constant and ``@@activate`` entries."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Ctx:
     """The entry being checked and the options it is judged against."""
 

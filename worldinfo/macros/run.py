@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 
 from worldinfo._js import JSONValue
@@ -64,7 +64,7 @@ class Frame:
     card_system: str = ""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Run:
     """Per-evaluation working state: the variables (copied on first write), outputs."""
 
@@ -81,7 +81,7 @@ class Run:
     depth: int = 0
     dice_rolled: int = 0
     picks_made: int = 0
-    frame: Frame = Frame()  # noqa: RUF009 - a frozen record, shared safely
+    frame: Frame = Frame()
     _now: datetime | None = None
 
     def __post_init__(self) -> None:

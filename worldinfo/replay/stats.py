@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._record import record
 from worldinfo.replay.runner import EntryInfo
@@ -106,7 +106,7 @@ def collect(turns: Sequence[TurnRecord], entries: Sequence[EntryInfo]) -> Replay
     return ReplayStats(turns=tuple(turns), entries=figures, chats=tuple(chats))
 
 
-@dataclass(slots=True, kw_only=True)
+@record(frozen=False)
 class _Sums:
     """The running sums ``collect`` keeps per entry."""
 
