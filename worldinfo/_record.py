@@ -117,11 +117,25 @@ def _source(
     if hasattr(cls, "__post_init__"):
         body.append("  self.__post_init__()")
     star = "*, " if params and kw_only else ""
+    init = f" def __init__(self, {star}{', '.join(params)}) -> None:"
+    text = "\n".join([init, *(body or ["  pass"])])
+    return f"def __create_fn__({', '.join(names)}):\n{text}\n return locals()", names
+
+
+def _compiled(text: str, names: dict[str, object]) -> dict[str, Any]:
+    scope: dict[str, Any] = {}
+    code = compile(text, "<string>", "exec", dont_inherit=True)  # no future annotations
+    exec(code, {}, scope)  # noqa: S102 - the text is made here from field names only
+    made: dict[str, Any] = scope["__create_fn__"](**names)
+    return made
+
+
+def _compare(made: Any, fields: list[dataclasses.Field[object]], *, frozen: bool) -> None:
+    """``__eq__`` (and ``__hash__`` when frozen) as dataclasses writes them, compiled on the
+    first comparison: most classes of a scan are never compared or hashed (start-up time)."""
     mine = "".join(f"self.{f.name}," for f in fields if f.compare)
     theirs = "".join(f"other.{f.name}," for f in fields if f.compare)
     lines = [
-        f" def __init__(self, {star}{', '.join(params)}) -> None:",
-        *(body or ["  pass"]),
         " def __eq__(self, other):",
         "  if other.__class__ is self.__class__:",
         f"   return ({mine})==({theirs})",
@@ -129,8 +143,26 @@ def _source(
     ]
     if frozen:
         lines += [" def __hash__(self):", f"  return hash(({mine}))"]
-    text = "\n".join(lines)
-    return f"def __create_fn__({', '.join(names)}):\n{text}\n return locals()", names
+    text = "def __create_fn__():\n" + "\n".join(lines) + "\n return locals()"
+    done: list[bool] = []
+
+    def install() -> None:
+        if not done:
+            for name, fn in _compiled(text, {}).items():
+                fn.__qualname__ = f"{made.__qualname__}.{name}"
+                setattr(made, name, fn)
+            done.append(True)
+
+    def __eq__(self: object, other: object) -> bool:
+        install()
+        return made.__eq__(self, other)  # type: ignore[no-any-return]
+
+    def __hash__(self: object) -> int:
+        install()
+        return made.__hash__(self)  # type: ignore[no-any-return]
+
+    made.__eq__ = __eq__
+    made.__hash__ = __hash__ if frozen else None  # eq, not frozen: unhashable (dataclasses)
 
 
 def _repr(fields: list[dataclasses.Field[object]]) -> Callable[[object], str]:
@@ -152,23 +184,17 @@ def _make(cls: type, *, frozen: bool, kw_only: bool) -> type:
         slots=True, kw_only=kw_only, init=False, repr=False, eq=False
     )(cls)
     fields = list(dataclasses.fields(made))
-    text, names = _source(made, fields, frozen=frozen, kw_only=kw_only)
-    scope: dict[str, Any] = {}
-    code = compile(text, "<string>", "exec", dont_inherit=True)  # no future annotations
-    exec(code, {}, scope)  # noqa: S102 - the text is made above from field names only
-    methods = {**scope["__create_fn__"](**names), "__repr__": _repr(fields)}
+    methods = {**_compiled(*_source(made, fields, frozen=frozen, kw_only=kw_only))}
+    methods["__repr__"] = _repr(fields)
     if frozen:
         methods |= {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
         methods |= {"__getstate__": _getstate, "__setstate__": _setstate}
-    else:
-        methods["__hash__"] = None  # eq without frozen: unhashable, as dataclasses makes it
     for name in (*_OWN, *_STATE):
-        if name not in methods:
-            continue
-        fn = methods[name]
-        if name in _OWN[:3] or name == "__hash__" and fn is not None:
-            fn.__qualname__ = f"{made.__qualname__}.{name}"
-        setattr(made, name, fn)
+        if name in methods:
+            if name in _OWN[:2]:
+                methods[name].__qualname__ = f"{made.__qualname__}.{name}"
+            setattr(made, name, methods[name])
+    _compare(made, fields, frozen=frozen)
     made.__dataclass_params__ = _params(frozen=frozen, kw_only=kw_only)
     return made  # type: ignore[no-any-return]
 
