@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import worldinfo
-from worldinfo._record import _frozen_setattr, _plain, record
+from worldinfo._record import _code_of, _frozen_setattr, _plain, init_code, init_text, record
 
 _KINDS = ("required", "default", "factory", "noinit_default", "noinit_factory")
 
@@ -230,3 +230,48 @@ def test_every_record_of_the_package_matches_its_dataclass() -> None:
             else:
                 assert hash(ours) == expected, cls
     assert defaults_only >= 10
+
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fields=st.lists(
+        st.tuples(_NAMES, st.sampled_from("pFdf")), max_size=8, unique_by=lambda t: t[0]
+    ),
+    shape=st.tuples(st.booleans(), st.booleans(), st.booleans()),
+)
+def test_a_shared_template_gives_the_code_a_compile_gives(
+    fields: list[tuple[str, str]], shape: tuple[bool, bool, bool]
+) -> None:
+    names = tuple(n for n, _ in fields)
+    kinds = tuple(k for _, k in fields)
+    made = init_code(kinds, names, shape=shape)
+    direct = _code_of(init_text(kinds, names, shape=shape))
+    for attr in (
+        "co_code",
+        "co_consts",
+        "co_names",
+        "co_varnames",
+        "co_freevars",
+        "co_argcount",
+        "co_kwonlyargcount",
+        "co_flags",
+        "co_exceptiontable",
+    ):  # co_linetable differs in column offsets only (traceback carets), not in lines
+        assert getattr(made, attr) == getattr(direct, attr), attr
+    assert list(made.co_lines()) == list(direct.co_lines())
+
+
+@pytest.mark.parametrize("kw_only", [True, False])
+def test_a_missing_argument_reads_as_dataclasses_says(kw_only: bool) -> None:
+    text = _declare([("required", True, True), ("required", True, True)], post_init=False)
+    ours, _ = _make(text, record(kw_only=kw_only))
+    theirs, _ = _make(text, dataclasses.dataclass(frozen=True, slots=True, kw_only=kw_only))
+    for args in ({}, {"f0": 1}, {"f0": 1, "f1": 2, "f2": 3}):
+        with pytest.raises(TypeError) as mine:
+            ours(**args)
+        with pytest.raises(TypeError) as expected:
+            theirs(**args)
+        assert str(mine.value) == str(expected.value)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import inspect  # dataclasses imports it anyway
 import reprlib
+from types import CodeType, FunctionType
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -87,39 +88,99 @@ def _plain(cls: type, *, kw_only: bool = True) -> bool:
     return True
 
 
-def _source(
-    cls: type, fields: list[dataclasses.Field[object]], *, frozen: bool, kw_only: bool
-) -> tuple[str, dict[str, object]]:
-    """The methods' text (as ``dataclasses`` writes it) and the names it refers to."""
-    names: dict[str, object] = {"__dataclass_builtins_object__": object, "_FACTORY": _FACTORY}
+_RESERVED = frozenset({"self", "_setattr", "_FACTORY"})
+_TEMPLATES: dict[tuple[object, ...], tuple[CodeType, tuple[str, ...]]] = {}
+
+
+def _kind(f: dataclasses.Field[object]) -> str:
+    """How ``__init__`` sets a field: ``p`` parameter, ``F`` parameter with a factory,
+    ``d``/``f`` not a parameter but a default/factory, ``""`` not set."""
+    factory = f.default_factory is not _MISSING
+    if f.init:
+        return "F" if factory else "p"
+    return "f" if factory else "d" if f.default is not _MISSING else ""
+
+
+def init_text(kinds: tuple[str, ...], names: tuple[str, ...], *, shape: tuple[bool, ...]) -> str:
+    """``__init__`` as dataclasses writes it, for fields ``names`` set as ``kinds`` say; the
+    defaults and factories are the globals ``__dataclass_dflt_NAME__``."""
+    frozen, kw_only, post_init = shape
     params, body = [], []
-    for f in fields:
-        dflt = f"__dataclass_dflt_{f.name}__"
-        names[f"__dataclass_type_{f.name}__"] = f.type
-        factory = f.default_factory is not _MISSING
-        if factory:
-            names[dflt] = f.default_factory
-        elif f.default is not _MISSING:
-            names[dflt] = f.default
-        value: str | None
-        if f.init:
-            default = "=_FACTORY" if factory else f"={dflt}" if dflt in names else ""
-            params.append(f"{f.name}:__dataclass_type_{f.name}__{default}")
-            value = f"{dflt}() if {f.name} is _FACTORY else {f.name}" if factory else f.name
-        else:  # set here when it has a default (slotted: no class attribute holds it)
-            value = f"{dflt}()" if factory else dflt if dflt in names else None
-        if value is None:
-            continue
-        if frozen:
-            body.append(f"  __dataclass_builtins_object__.__setattr__(self,{f.name!r},{value})")
-        else:
-            body.append(f"  self.{f.name}={value}")
-    if hasattr(cls, "__post_init__"):
-        body.append("  self.__post_init__()")
+    for kind, name in zip(kinds, names, strict=True):
+        dflt = f"__dataclass_dflt_{name}__"
+        value = {"p": name, "F": f"{dflt}() if {name} is _FACTORY else {name}"}.get(kind)
+        if kind in "pF":
+            params.append(name)
+        value = value or (f"{dflt}()" if kind == "f" else dflt)
+        body.append(f" _setattr(self,{name!r},{value})" if frozen else f" self.{name}={value}")
+    if post_init:
+        body.append(" self.__post_init__()")
     star = "*, " if params and kw_only else ""
-    init = f" def __init__(self, {star}{', '.join(params)}) -> None:"
-    text = "\n".join([init, *(body or ["  pass"])])
-    return f"def __create_fn__({', '.join(names)}):\n{text}\n return locals()", names
+    return "\n".join([f"def __init__(self, {star}{', '.join(params)}):", *(body or [" pass"])])
+
+
+def _template(kinds: tuple[str, ...], shape: tuple[bool, ...]) -> tuple[CodeType, tuple[str, ...]]:
+    """The compiled ``__init__`` of one shape, with placeholder names ``_0_``, ``_1_`` ...:
+    classes of the same shape share one compile (start-up time)."""
+    key = (kinds, shape)
+    hit = _TEMPLATES.get(key)
+    if hit is None:
+        holders = tuple(f"_{i}_" for i in range(len(kinds)))
+        hit = _TEMPLATES[key] = (_code_of(init_text(kinds, holders, shape=shape)), holders)
+    return hit
+
+
+def _code_of(text: str) -> CodeType:
+    module = compile(text, "<string>", "exec", dont_inherit=True)
+    return next(c for c in module.co_consts if isinstance(c, CodeType))
+
+
+def init_code(
+    kinds: tuple[str, ...], names: tuple[str, ...], *, shape: tuple[bool, ...]
+) -> CodeType:
+    """The code of ``init_text(kinds, names)``, made from the shape's template: the same
+    code a compile of that text gives (``tests/test_record.py`` checks it)."""
+    if _RESERVED.intersection(names) or any(n.startswith("__dataclass_") for n in names):
+        return _code_of(init_text(kinds, names, shape=shape))
+    template, holders = _template(kinds, shape)
+    rename = dict(zip(holders, names, strict=True))
+    rename |= {f"__dataclass_dflt_{h}__": f"__dataclass_dflt_{n}__" for h, n in rename.items()}
+    return template.replace(
+        co_varnames=tuple(rename.get(n, n) for n in template.co_varnames),
+        co_names=tuple(rename.get(n, n) for n in template.co_names),
+        co_consts=tuple(rename.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
+    )
+
+
+def _init(
+    cls: type, fields: list[dataclasses.Field[object]], *, frozen: bool, kw_only: bool
+) -> Any:
+    """The ``__init__`` of ``cls``: its shape's template with the field names put in."""
+    kept = [f for f in fields if _kind(f)]
+    names = tuple(f.name for f in kept)
+    kinds = tuple(_kind(f) for f in kept)
+    shape = (frozen, kw_only, hasattr(cls, "__post_init__"))
+    scope: dict[str, Any] = {"_setattr": object.__setattr__, "_FACTORY": _FACTORY}
+    for f in kept:
+        if f.default_factory is not _MISSING or not f.init:
+            scope[f"__dataclass_dflt_{f.name}__"] = (
+                f.default if f.default_factory is _MISSING else f.default_factory
+            )
+    code = init_code(kinds, names, shape=shape)
+    code = code.replace(co_qualname="__create_fn__.<locals>.__init__")  # as dataclasses' own
+    fn: Any = FunctionType(code, scope, "__init__")
+    defaults = {
+        f.name: _FACTORY if f.default_factory is not _MISSING else f.default
+        for f in kept
+        if f.init and (f.default is not _MISSING or f.default_factory is not _MISSING)
+    }
+    if kw_only:
+        fn.__kwdefaults__ = defaults or None
+    else:
+        fn.__defaults__ = tuple(defaults.values()) or None
+    fn.__annotations__ = {f.name: f.type for f in kept if f.init} | {"return": None}
+    fn.__qualname__ = f"{cls.__qualname__}.__init__"
+    return fn
 
 
 def _compiled(text: str, names: dict[str, object]) -> dict[str, Any]:
@@ -184,14 +245,14 @@ def _make(cls: type, *, frozen: bool, kw_only: bool) -> type:
         slots=True, kw_only=kw_only, init=False, repr=False, eq=False
     )(cls)
     fields = list(dataclasses.fields(made))
-    methods = {**_compiled(*_source(made, fields, frozen=frozen, kw_only=kw_only))}
+    methods = {"__init__": _init(made, fields, frozen=frozen, kw_only=kw_only)}
     methods["__repr__"] = _repr(fields)
     if frozen:
         methods |= {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
         methods |= {"__getstate__": _getstate, "__setstate__": _setstate}
     for name in (*_OWN, *_STATE):
         if name in methods:
-            if name in _OWN[:2]:
+            if name == "__repr__":
                 methods[name].__qualname__ = f"{made.__qualname__}.{name}"
             setattr(made, name, methods[name])
     _compare(made, fields, frozen=frozen)
