@@ -15,6 +15,7 @@ there made every figure a compile-everything figure, and ``PYTHONDEVMODE`` or
 
     python bench/startup.py
     python bench/startup.py --base /work/wt/base --repeats 21 --json
+    python bench/startup.py --base /work/wt/base --instructions   # valgrind: load-independent
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -145,6 +147,36 @@ def measure(
     }
 
 
+def instructions(roots: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """Instructions each command executes (valgrind's callgrind, one run each, after a warm
+    run): unlike time, the count does not move with the machine's load."""
+    import shutil
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH")
+    out: dict[str, dict[str, int]] = {label: {} for label in roots}
+    with tempfile.TemporaryDirectory() as tmp:
+        chat = Path(tmp) / "chat.json"
+        chat.write_text(json.dumps([MESSAGE]))
+        for name, argv in commands(chat).items():
+            for label, root in roots.items():
+                run_child(argv, root=root, cwd=Path(tmp))  # warm the bytecode cache
+                env = child_env(root, cache=Path(tmp) / "pycache")
+                proc = subprocess.run(
+                    [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
+                    + [sys.executable, *argv],
+                    capture_output=True,
+                    env=env,
+                    cwd=tmp,
+                    check=True,
+                    timeout=600,
+                )
+                refs = [ln for ln in proc.stderr.decode().splitlines() if "I   refs:" in ln]
+                out[label][name] = int(refs[-1].split()[-1].replace(",", ""))
+    return out
+
+
 def main() -> int:
     """Measure and print the table (or one JSON object)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -156,10 +188,27 @@ def main() -> int:
         action="store_true",
         help="compile every module in every run (as under PYTHONDONTWRITEBYTECODE=1)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions under valgrind instead of timing (load-independent)",
+    )
     args = parser.parse_args()
     roots = {"this": ROOT}
     if args.base:
         roots["base"] = args.base.resolve()
+    if args.instructions:
+        counts = instructions(roots)
+        if args.json:
+            print(json.dumps({"instructions": counts}))
+            return 0
+        for name, count in counts["this"].items():
+            line = f"  {name:38} {count / 1e6:8.1f} M instructions"
+            if "base" in counts:
+                before = counts["base"][name]
+                line += f"   base {before / 1e6:8.1f} M   ratio {before / count:.2f}x"
+            print(line)
+        return 0
     load = os.getloadavg()
     cached = not args.no_bytecode_cache
     results = measure(roots, repeats=max(1, args.repeats), cached=cached)
