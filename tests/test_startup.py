@@ -149,3 +149,35 @@ def test_an_invalid_book_still_gets_jsonschemas_problems(tmp_path: Path) -> None
     bad.write_text(json.dumps({"entries": {"0": {"uid": 0, "key": "x", "content": 5}}}))
     with pytest.raises(LorebookImportError, match=r"\$\.entries\.0\.content"):
         load(bad)
+
+
+def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Path) -> None:
+    """The README's example (an ``i`` regex key, no time macro, no retriever) imports none of
+    these; each was imported at start-up once (bench/startup.py measures the time)."""
+    book = ROOT / "worldinfo" / "examples" / "emberfall.json"
+    text = "The ferry docks at Emberfall. Is the Ashen Guild still selling maps?"
+    chat = [{"name": "User", "is_user": True, "mes": text}]
+    (tmp_path / "chat.json").write_text(json.dumps(chat))
+    code = (
+        "import contextlib, io\nfrom worldinfo.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    assert main(['scan', {str(book)!r}, '--chat', 'chat.json']) == 0\n"
+        "assert 'Activated 3 entries' in out.getvalue()"
+    )
+    loaded = _loaded(code, tmp_path)
+    skipped = {
+        "zoneinfo",  # the local zone is read on a time macro's first use (cli._clock)
+        "importlib.resources",  # the case-fold table is read through the loader
+        "zipfile",
+        "fractions",  # the retriever's settings: only with --memory
+        "decimal",
+        "jsonschema",
+        "sqlite3",
+        "tempfile",
+        "worldinfo.sources.retriever_settings",
+        "worldinfo.macros.moment",
+        "worldinfo.lint",
+        "worldinfo.importers.export",
+    }
+    assert loaded & skipped == set()
+    assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan

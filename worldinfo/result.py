@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js import UNDEFINED, JSONValue, canonical
+from worldinfo._record import record
 from worldinfo.trace import Trace
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class DepthGroup:
     """Entries injected at one depth with one role; ``depth`` may be JavaScript ``undefined``."""
 
@@ -25,7 +26,7 @@ class DepthGroup:
         return out
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ExampleEntry:
     """An example-message entry: ``position`` 0 before the examples, 1 after."""
 
@@ -33,7 +34,7 @@ class ExampleEntry:
     content: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ScanResult:
     """The outcome of one World Info scan.
 

@@ -19,14 +19,15 @@ Reasons (stable codes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 
 ACTIVATION_REASONS = ("key", "constant", "sticky", "decorator", "forced")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TraceEvent:
     """One entry's outcome in one loop."""
 
@@ -51,7 +52,7 @@ class TraceEvent:
         }
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Trace:
     """Events by loop and the final verdict per entry key (``world.uid``)."""
 

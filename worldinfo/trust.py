@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import split_key
+from worldinfo._record import record
 from worldinfo.types import Book, Entry, Origin, Position, Role, entry_key
 
 ORIGIN_FIELD = "worldinfo_origin"
@@ -39,7 +39,7 @@ ORIGIN_FIELD = "worldinfo_origin"
 _ACTIVATE = re.compile(r"^(@@@?)activate(?=$|[\s\r])")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TrustPolicy:
     """What entries of untrusted origin may do (``False``: denied, the default).
 

@@ -8,10 +8,11 @@ exactly what faithfulness depends on. Accessors give typed views for callers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from worldinfo._js import UNDEFINED, JSONValue, js_key_order, reorder, to_string
+from worldinfo._record import record
 from worldinfo.enums import Logic, Position, Role, ScanState, Strategy
 
 __all__ = [
@@ -89,7 +90,7 @@ def entry_key(entry: Mapping[str, JSONValue]) -> str:
     return f"{to_string(entry.get('world', UNDEFINED))}.{to_string(entry.get('uid', UNDEFINED))}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Origin:
     """Where an imported entry came from, so front-ends can tell imported from authored."""
 
@@ -99,7 +100,7 @@ class Origin:
     trusted: bool = True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Entry:
     """One World Info entry: the SillyTavern entry object, in its JSON property order.
 
@@ -148,7 +149,7 @@ class Entry:
         return c if isinstance(c, str) else ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Book:
     """A World Info book (SillyTavern world file).
 
@@ -210,7 +211,7 @@ class Book:
         return cls(name=name, entries=entries, extra=extra)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Settings:
     """The thirteen World Info settings (SillyTavern names without ``world_info_``)."""
 
@@ -235,7 +236,7 @@ class Settings:
         return cls(**{k: v for k, v in obj.items() if k in names})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Character:
     """The active character: identity for filters, card fields for scanning and macros."""
 
@@ -259,7 +260,7 @@ class Character:
         return base if dot else self.avatar
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Persona:
     """The user persona: ``{{user}}``, description placement and the persona book."""
 
@@ -271,7 +272,7 @@ class Persona:
     role: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Message:
     """One chat message as SillyTavern stores it."""
 

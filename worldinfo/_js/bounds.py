@@ -24,7 +24,8 @@ import functools
 import itertools
 import operator
 import re
-from dataclasses import dataclass
+
+from worldinfo._record import record
 
 MiB = 1024 * 1024
 
@@ -36,7 +37,7 @@ _ANY_STRING = re.compile(rb'"[^"]*+(?:"|\Z)')
 _HIDES_QUOTE = re.compile(rb'\\[\\"]')  # an escaped backslash or quote
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class JSONBounds:
     """How much one JSON text may hold (names as in ``importers.Limits``).
 

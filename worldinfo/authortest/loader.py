@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.authortest.model import AuthorTestError, Case, Importer, Ref, Step, Suite
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
@@ -33,7 +34,7 @@ def _path(parts: Any) -> str:
     return "$" + "".join(f".{p}" for p in parts)
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class _Books:
     books: dict[str, Book] = field(default_factory=dict)
     global_names: list[str] = field(default_factory=list)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
 SUFFIX = ".witest.json"
@@ -30,7 +31,7 @@ class AuthorTestError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Ref:
     """A resolved entry reference: book, uid and how the author wrote it."""
 
@@ -44,7 +45,7 @@ class Ref:
         return f"{self.world}.{_js.to_string(self.uid)}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Step:
     """A later generation in the same chat (timed effects carry over): messages added first,
     then one scan and its expectations."""
@@ -56,7 +57,7 @@ class Step:
     only: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Case:
     """One scan and its expectations, optionally followed by later steps (``then``)."""
 
@@ -73,7 +74,7 @@ class Case:
     then: tuple[Step, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Suite:
     """A loaded test file."""
 
@@ -86,7 +87,7 @@ class Suite:
     cases: tuple[Case, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CaseResult:
     """The outcome of one case.
 
@@ -121,7 +122,7 @@ class CaseResult:
         return " | ".join(parts) or "ok"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Importer:
     """What loading a test file needs from the importers, passed in by the front end (the CLI,
     the pytest plugin) so the library never imports ``worldinfo.importers`` itself.

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from worldinfo.macros.context import system_clock
 
@@ -30,6 +29,8 @@ def add_clock_options(p: argparse.ArgumentParser) -> None:
 
 
 def _local_zone() -> tzinfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     name = os.environ.get("TZ", "").lstrip(":")
     if name:
         try:
@@ -44,10 +45,43 @@ def _local_zone() -> tzinfo:
         return zone if zone is not None else UTC
 
 
+class LocalZone(tzinfo):
+    """The system's time zone, read on first use: a scan without a time macro never reads
+    it (nor imports ``zoneinfo``: start-up time). Every answer is the zone's own; the times
+    it makes carry this object as their ``tzinfo``, as they would carry the zone."""
+
+    def __init__(self) -> None:
+        self._zone: tzinfo | None = None
+
+    def zone(self) -> tzinfo:
+        """The zone itself (``TZ``, else ``/etc/localtime``, else the current offset)."""
+        if self._zone is None:
+            self._zone = _local_zone()
+        return self._zone
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return self.zone().utcoffset(dt)
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return self.zone().dst(dt)
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return self.zone().tzname(dt)
+
+    def fromutc(self, dt: datetime) -> datetime:
+        zone = self.zone()
+        return zone.fromutc(dt.replace(tzinfo=zone)).replace(tzinfo=self)
+
+    def __repr__(self) -> str:
+        return f"LocalZone({self.zone()!r})"
+
+
 def clock_from(args: argparse.Namespace) -> tuple[Callable[[], datetime], tzinfo]:
     """The clock and zone the command line asks for (raises ``ClockError``)."""
     tz_name = getattr(args, "tz", None)
     if tz_name:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
         try:
             tz: tzinfo = ZoneInfo(tz_name)
         except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -55,7 +89,7 @@ def clock_from(args: argparse.Namespace) -> tuple[Callable[[], datetime], tzinfo
                 f"--tz {tz_name}: unknown time zone (no IANA data? pip install tzdata)"
             ) from exc
     else:
-        tz = _local_zone()
+        tz = LocalZone()
     now_text = getattr(args, "now", None)
     if not now_text:
         return system_clock, tz

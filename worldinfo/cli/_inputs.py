@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo._record import record
 from worldinfo.cli._clock import ClockError, clock_from
 from worldinfo.cli._conventions import (
     STDIN_NAME,
@@ -35,7 +36,7 @@ class InputError(Exception):
     """A file given on the command line could not be used (the message says why)."""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Inputs:
     """Everything read from the command line's files."""
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from worldinfo._js import JSONValue, parse_json
+from worldinfo._record import record
 from worldinfo.cli._conventions import UsageError, read_input
 from worldinfo.types import Settings, Strategy
 
@@ -25,7 +25,7 @@ ST_IGNORED = ("world_info",)
 book selection that the command line's file arguments replace."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Spec:
     """What one setting accepts: a boolean, or a whole number in ``[low, high]``."""
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from worldinfo._record import record
 from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
 from worldinfo.cli._settings import defaults_help, flag_type, int_range
@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class _Loaded:
     files: list[tuple[str, list[Book]]]
     unreadable: list[tuple[str, Finding]]

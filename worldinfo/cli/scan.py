@@ -14,7 +14,7 @@ from worldinfo.cli._inputs import InputError, open_session, where_scan_stopped
 from worldinfo.cli._scan_options import add_scan_options
 from worldinfo.result import ScanResult
 from worldinfo.session import Session
-from worldinfo.sources.retriever_settings import RANKINGS
+from worldinfo.sources.rankings import RANKINGS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

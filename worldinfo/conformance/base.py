@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from worldinfo._js import JSONValue, parse_json
+from worldinfo._record import record
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Outcome:
     """The result of one checked unit of a golden file.
 

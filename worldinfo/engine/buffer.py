@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey, RegexTimeout, shown
+from worldinfo._record import record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.regex_limits import RegexClock, TimeoutMemo
 from worldinfo.engine.regex_outcomes import RegexOutcomes
@@ -40,7 +41,7 @@ MATCH_FLAGS = (
 _WORD = re.compile(r"[A-Za-z0-9_]")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ScanData:
     """Card and persona text some entries also scan (``globalScanData``), and the trigger."""
 
@@ -53,7 +54,7 @@ class ScanData:
     trigger: str = "normal"
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class ScanBuffer:
     """SillyTavern's ``WorldInfoBuffer`` (R17-R21) with per-state caches."""
 

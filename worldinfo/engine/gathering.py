@@ -9,10 +9,10 @@ decorators and hash. Every call builds fresh objects: evaluation mutates only it
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
+from worldinfo._record import record
 from worldinfo.engine.source_hooks import LoadedLore
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, is_untrusted, restrict
 from worldinfo.types import Book, Entry
@@ -20,7 +20,7 @@ from worldinfo.types import Book, Entry
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class BookSelection:
     """Book names bound in each place, before the skip rules.
 
@@ -37,7 +37,7 @@ class BookSelection:
     persona_name: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SelectedBooks:
     """Book names per source after the skip rules (R11)."""
 

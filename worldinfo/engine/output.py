@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.engine.fast.entry_facts import AT_DEPTH, NO_BUCKET, OUTLET, Facts
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position, RawEntry
@@ -16,7 +17,7 @@ RegexHook = Callable[[str, JSONValue], str]
 """Regex scripts with the WORLD_INFO placement: ``(content, depth or None) -> content``."""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Assembled:
     """The prompt pieces, built the way SillyTavern builds them."""
 

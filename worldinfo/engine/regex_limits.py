@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, prepare_tables, regex_key, split_key
+from worldinfo._record import record
 
 DEFAULT_SCAN_BUDGET = 1.0
 """Seconds of regex matching allowed per scan, all keys and passes together."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RegexLimits:
     """Time allowed to regex keys.
 
@@ -72,7 +73,7 @@ class TimeoutMemo:
         return len(self._seen)
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class RegexClock:
     """One scan's regex time: what compiling and matching regex keys have used so far.
 

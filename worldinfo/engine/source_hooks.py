@@ -15,17 +15,18 @@ re-exports these names with ``NullSource``) sit above.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.types import Book, Message, ScanState, Settings
 
 if TYPE_CHECKING:
     from worldinfo.result import ScanResult
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ScanContext:
     """What a source may read before a scan.
 
@@ -46,7 +47,7 @@ class ScanContext:
     dry_run: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@record(frozen=False)
 class LoadedLore:
     """The four lore lists after loading; entry objects are ``{uid, world, ...fields}``."""
 
@@ -56,7 +57,7 @@ class LoadedLore:
     persona_entries: list[dict[str, JSONValue]] = field(default_factory=list)
 
 
-@dataclass(slots=True, kw_only=True)
+@record(frozen=False)
 class LoopState:
     """One finished scan loop. The mutable fields are read back by the engine afterwards."""
 

@@ -7,9 +7,10 @@ What only the fast path needs lives on its own object (``fast``, a ``FastScan``)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.timed_effects import TimedEffects, entry_key
@@ -20,7 +21,7 @@ from worldinfo.types import RawEntry, ScanState, Settings
 TokenCounter = Callable[[str], int]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CharacterIdentity:
     """What character filters see: the avatar file name without extension and tag ids."""
 
@@ -29,7 +30,7 @@ class CharacterIdentity:
     tags: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class WorkingState:
     """The per-call working state; created inside ``check`` and never escapes it."""
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; defined in types)
 
 TYPES = ("sticky", "cooldown")
@@ -47,7 +48,7 @@ def normalise(state: JSONValue) -> dict[str, JSONValue]:
     return out
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class TimedEffects:
     """``WorldInfoTimedEffects``: check phase, activity tests and writing."""
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import regex_key
+from worldinfo._record import record
 from worldinfo.lint.model import Finding, LintOptions, Located
 from worldinfo.lint.regex import diagnose
 from worldinfo.lint.words import COMMON_WORDS, NAME_MACROS
@@ -16,7 +15,7 @@ _ALWAYS_REPORTED = frozenset({"WI010", "WI011", "WI012"})
 """Key findings that still matter for constant and ``@@activate`` entries."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Ctx:
     """The entry being checked and the options it is judged against."""
 
@@ -49,7 +48,7 @@ class _Ctx:
         return fs in fp
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class _Key:
     """One key and what lint could tell about it."""
 

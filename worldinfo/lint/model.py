@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.types import Book, Entry, Settings
 
 SEVERITIES = ("error", "warning", "info")
@@ -52,7 +53,7 @@ CODES: Mapping[str, tuple[str, str]] = {
 """Every code: default severity and a short title."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Finding:
     """One problem.
 
@@ -84,7 +85,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class LintOptions:
     """What the scan will look like.
 
@@ -113,7 +114,7 @@ class LintOptions:
         return budget
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Located:
     """An entry with the names the findings need."""
 

@@ -9,18 +9,18 @@ evaluator never reads anything else.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime, tzinfo
-from zoneinfo import ZoneInfo
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 
 DEFAULT_SYSTEM_PROMPT = (
     "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}."
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Card:
     """The selected character's card fields (raw, as stored)."""
 
@@ -38,7 +38,7 @@ class Card:
     creator_notes: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Group:
     """A group chat: its chat id, members ``(name, avatar)`` and muted avatars."""
 
@@ -47,7 +47,7 @@ class Group:
     disabled_members: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PowerUser:
     """The ``power_user`` settings the macros read (SillyTavern's defaults)."""
 
@@ -65,15 +65,21 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
+def _utc_zone() -> tzinfo:
+    from zoneinfo import ZoneInfo  # only when no zone is given (start-up time)
+
+    return ZoneInfo("UTC")
+
+
 def _utc_epoch() -> datetime:
-    return datetime.fromtimestamp(0, ZoneInfo("UTC"))
+    return datetime.fromtimestamp(0, _utc_zone())
 
 
 def _no_random() -> float:
     return 0.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MacroContext:
     """Everything one evaluation reads.
 
@@ -117,12 +123,12 @@ class MacroContext:
     chat: Sequence[Mapping[str, JSONValue]] = ()
     chat_metadata: Mapping[str, JSONValue] = field(default_factory=dict)
     clock: Callable[[], datetime] = _utc_epoch
-    tz: tzinfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    tz: tzinfo = field(default_factory=_utc_zone)
     random: Callable[[], float] = _no_random
     math_random: Callable[[], float] = _no_random
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MacroState:
     """The variables macros read and write, as plain JSON values.
 
@@ -137,7 +143,7 @@ class MacroState:
     chat_id_hash: JSONValue = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MacroSettings:
     """Limits and the trust switch for macro side effects.
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.macros.run import Call, Run
 
 EnvValue = str | Callable[[], str]
@@ -42,7 +42,7 @@ _START = re.compile("<START>", re.IGNORECASE)
 _NEWLINES = re.compile(r"\n+")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CardFields:
     """``getCharacterCardFields`` after ``baseChatReplace`` (M1.1)."""
 

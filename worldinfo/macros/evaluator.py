@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from worldinfo import _js
 from worldinfo._js import JSError, JSONValue
+from worldinfo._record import record
 from worldinfo.macros import builtins, chance, chat_state, clock
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.env import ENV_KEYS, EnvValue, environment
@@ -65,7 +65,7 @@ class MacroTypeError(JSError):
         self.state = state
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Evaluation:
     """The result of one evaluation.
 

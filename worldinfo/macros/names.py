@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from worldinfo._js import JSError, JSONValue, truthy
+from worldinfo._record import record
 
 Substitute = Callable[[JSONValue], str]
 """A macro substituter: raw JSON value in, substituted text out (may raise ``JSError``)."""
@@ -41,7 +41,7 @@ _USER = re.compile(r"\{\{user\}\}", re.IGNORECASE)
 _CHAR = re.compile(r"\{\{char\}\}", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Macros:
     """The default substituter: ``{{user}}`` -> ``user``, ``{{char}}`` -> ``char``.
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 
 
@@ -16,7 +17,7 @@ class MacroError(Exception):
     """A replacement function threw; the evaluator undoes that pass (M2.7)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Call:
     """The options of one ``substituteParams`` call (M0.2)."""
 
@@ -30,7 +31,7 @@ class Call:
 WI_CALL = Call()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Pass:
     """One (pattern, replacement) pair of the evaluator's list (M2.1).
 
@@ -53,7 +54,7 @@ class Pass:
             object.__setattr__(self, "marker", literal.group(0).lower() if literal else "")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Frame:
     """What the built-in passes of the current call read: its names, group and card prompt."""
 
@@ -63,7 +64,7 @@ class Frame:
     card_system: str = ""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Run:
     """Per-evaluation working state: the variables (copied on first write), outputs."""
 

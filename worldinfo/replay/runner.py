@@ -10,9 +10,9 @@ written). Before each turn the session holds exactly the messages before it; tim
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from worldinfo import _js
+from worldinfo._record import record
 from worldinfo.engine.budget import compute_budget
 from worldinfo.replay.turns import TurnRecord, read_turn
 from worldinfo.session import Session
@@ -22,7 +22,7 @@ Progress = Callable[[int, int], None]
 """Called after each turn with ``(turns done, turns in the chat)``."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class EntryInfo:
     """An entry of the replayed books, for reports.
 

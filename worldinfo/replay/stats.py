@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from worldinfo._record import record
 from worldinfo.replay.runner import EntryInfo
 from worldinfo.replay.turns import CUT_KINDS, HOWS, TurnRecord, turn_json
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class EntryStats:
     """What one entry did across the replay.
 
@@ -40,7 +41,7 @@ class EntryStats:
         return self.fired > 0 and self.how.get("recursion", 0) == self.fired
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ReplayStats:
     """The whole replay: turns, and per-entry figures in catalog order.
 
@@ -105,7 +106,7 @@ def collect(turns: Sequence[TurnRecord], entries: Sequence[EntryInfo]) -> Replay
     return ReplayStats(turns=tuple(turns), entries=figures, chats=tuple(chats))
 
 
-@dataclass(slots=True, kw_only=True)
+@record(frozen=False)
 class _Sums:
     """The running sums ``collect`` keeps per entry."""
 

@@ -9,9 +9,9 @@ budget. It is built from a ``ScanResult`` made with ``trace=True``; nothing is r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from worldinfo import _js
+from worldinfo._record import record
 from worldinfo.engine.buffer import MATCHER, ScanBuffer
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.result import ScanResult
@@ -38,7 +38,7 @@ CUTS: Mapping[str, str] = {
 CUT_KINDS = ("budget", "group", "probability", "cooldown", "delay")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Firing:
     """One entry that fired in a turn.
 
@@ -59,7 +59,7 @@ class Firing:
     matched: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TurnRecord:
     """What one generation's scan did.
 

@@ -11,10 +11,10 @@ it. ``card_fields`` are the character card's fields the scan can match
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.engine.buffer import ScanData
 from worldinfo.macros import StMacros, Substitute
 from worldinfo.types import GENERATION_TYPES, Character, Message, Persona
@@ -25,7 +25,7 @@ PERSONA_KEY = "PERSONA_DESCRIPTION"
 DEPTH_KEY = "DEPTH_PROMPT"
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class _Prompt:
     value: JSONValue
     scan: bool

@@ -25,10 +25,10 @@ dates: they would exclude the exchange the user means far more often than they w
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
+from worldinfo._record import record
 from worldinfo.sources.timestamps import MONTHS
 
 Anchor = Literal["span", "first", "last"]
@@ -76,7 +76,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class DateQuery:
     """A date phrase found in a question.
 

@@ -23,10 +23,11 @@ lines are labelled with the chat's character name (the first one seen by this so
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.engine.gathering import sort_lore
 from worldinfo.sources.base import LoadedLore, NullSource, ScanContext
 from worldinfo.sources.retriever import RecordStore, Retrieval, format_block
@@ -40,7 +41,7 @@ DEFAULT_SETTINGS = RetrieverSettings()
 LoreList = Literal["chat", "global", "character", "persona"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MemoryPlacement:
     """Where and how memory entries go (the module docstring gives the defaults' reasons)."""
 

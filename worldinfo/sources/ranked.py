@@ -38,9 +38,9 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from dataclasses import dataclass
 from datetime import date
 
+from worldinfo._record import record
 from worldinfo.sources.date_phrases import DateQuery, find_date
 from worldinfo.sources.ranked_terms import STOP_WORDS, stem
 from worldinfo.sources.ranked_view import RankedView
@@ -49,7 +49,7 @@ from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.retriever_tokenize import tokenize
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class QueryTerm:
     """One term of a ranked query.
 
@@ -72,7 +72,7 @@ class QueryTerm:
     lore: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RankedResult:
     """What the ranked scorer found: terms, ranked (record id, score), the date, a note."""
 

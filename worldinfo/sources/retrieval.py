@@ -10,10 +10,10 @@ why nothing came back when the reason is the exclusion of the newest exchanges.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
 
+from worldinfo._record import record
 from worldinfo.sources.date_phrases import DateQuery
 from worldinfo.sources.ranked import QueryTerm, rank
 from worldinfo.sources.ranked_view import RankedView
@@ -23,7 +23,7 @@ from worldinfo.sources.retriever_scoring import Scored
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Hit:
     """One retrieved exchange, as the caller knows it.
 
@@ -42,7 +42,7 @@ class Hit:
     reply: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Retrieval:
     """The result of one query.
 

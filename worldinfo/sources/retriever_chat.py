@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from worldinfo._js import parse_json
+from worldinfo._record import record
 from worldinfo.sources.retriever import RecordStore
 from worldinfo.sources.timestamps import TimestampError, optional_timestamp
 from worldinfo.types import Message
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Exchange:
     """One finished exchange of a chat."""
 

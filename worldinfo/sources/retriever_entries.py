@@ -12,9 +12,9 @@ entries' gathering order (books in play order, then entry order).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from worldinfo._js import UNDEFINED, JSONValue, truthy
+from worldinfo._record import record
 from worldinfo.sources.base import ScanContext
 from worldinfo.sources.memory_mode import RetrieverSource, as_scanned
 from worldinfo.sources.retriever import RecordStore
@@ -22,7 +22,7 @@ from worldinfo.sources.retriever_keywords import Keyword
 from worldinfo.types import Book, Entry
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class EntryScore:
     """A vectorized entry's score (S115 units) and where it sits in the books."""
 

@@ -16,16 +16,16 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_keywords import is_stopword
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 _DEFAULTS = RetrieverSettings()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Record:
     """One ingested exchange (F1).
 

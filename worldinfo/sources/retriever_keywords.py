@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Keyword:
     """One selected keyword.
 

@@ -14,14 +14,14 @@ import itertools
 import operator
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_index import RetrieverIndex
 from worldinfo.sources.retriever_keywords import Keyword
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Scored:
     """A candidate record's score.
 

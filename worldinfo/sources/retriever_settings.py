@@ -8,11 +8,13 @@ inputs of spec F21; the bug fixes (floor, cap, stop-words at query time ...) are
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from fractions import Fraction
 from typing import Literal
 
 from worldinfo._js import JSONValue
+from worldinfo._record import record
+from worldinfo.sources import rankings
 
 DEFAULT_HEADER = (
     "[System M]; This is from your past memory, relevant to what is currently happening;\n"
@@ -20,8 +22,8 @@ DEFAULT_HEADER = (
 DEFAULT_FOOTER = "\n \n; This is the end of the memory!;"
 
 Punctuation = Literal["ascii", "unicode"]
-Ranking = Literal["zwaif", "ranked"]
-RANKINGS: tuple[Ranking, ...] = ("zwaif", "ranked")
+Ranking = rankings.Ranking  # defined apart so the CLI's help needs not import this module
+RANKINGS = rankings.RANKINGS
 
 
 def exact(value: float | str | Fraction) -> Fraction:
@@ -33,7 +35,7 @@ def exact(value: float | str | Fraction) -> Fraction:
     return Fraction(value)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RetrieverSettings:
     """The retriever's named constants.
 

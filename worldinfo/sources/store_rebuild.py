@@ -16,11 +16,11 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from worldinfo._record import record
 from worldinfo.sources.retriever_chat import INGEST_CHUNK, Exchange
 from worldinfo.sources.retriever_settings import Punctuation, RetrieverSettings
 from worldinfo.sources.store_errors import StoreCorruptError, StoreError, StoreWriteError
@@ -110,7 +110,7 @@ def build_atomically(
     return result
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SalvageReport:
     """What ``salvage`` recovered.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
@@ -20,6 +20,7 @@ import regex  # type: ignore[import-untyped,unused-ignore]
 from worldinfo._js.regex.fold import fold_text, prepare
 from worldinfo._js.regex.names import JSSyntaxError
 from worldinfo._js.regex.parse import translate
+from worldinfo._record import record
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class RegexTimeout(Exception):
         self.refused = refused
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RegexKey:
     """A compiled regex key.
 

@@ -9,7 +9,6 @@ V8 (Node 20) throws.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
@@ -26,6 +25,7 @@ from worldinfo._js.regex.chars import (
 from worldinfo._js.regex.escapes import Cursor
 from worldinfo._js.regex.fold import fold_char, fold_closure
 from worldinfo._js.regex.names import JSSyntaxError, prescan, read_name
+from worldinfo._record import record
 
 _BACKREF = re.compile(r"\\[1-9k]")
 NOT_LT = CharSet(ranges=LINE_TERM).emit(negate=True)
@@ -36,7 +36,7 @@ ANY_TEXT = CharSet(ranges=ANY).emit()
 """Any character (``.`` with ``s``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Frag:
     """Emitted ``regex`` text with the facts quantifiers need."""
 

@@ -7,9 +7,8 @@ which only occur with the ``u`` flag). Nothing here relies on ``regex``'s own ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from worldinfo._js import JS_WHITESPACE
+from worldinfo._record import record
 
 Ranges = tuple[tuple[int, int], ...]
 MAX_CP = 0x10FFFF
@@ -75,7 +74,7 @@ def escape_cp(cp: int) -> str:
     return f"\\U{cp:08x}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CharSet:
     """A set of code points (or UTF-16 units) plus ``regex`` property items."""
 

@@ -19,13 +19,18 @@ the Unicode data it was made with.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
+import os
 import unicodedata
-from pathlib import Path
 
 import regex  # type: ignore[import-untyped,unused-ignore]
 
 from worldinfo._js.regex.chars import CharSet, normalize
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _CASED_END = 0x20000
 """No code point at or above this has a case mapping."""
@@ -85,10 +90,18 @@ def case_data_versions() -> dict[str, str]:
 @functools.cache
 def shipped_groups() -> dict[str, object]:
     """The shipped file's content: ``versions`` and the groups of each mode."""
-    from importlib import resources  # only for a case-insensitive key (start-up time)
+    # As pkgutil.get_data: the package's own loader reads the file (a folder or a zip), so
+    # importlib.resources and zipfile stay unimported (start-up time)
+    package = importlib.import_module(CASE_GROUPS_PACKAGE)
+    loader = getattr(package.__spec__, "loader", None)
+    if hasattr(loader, "get_data") and package.__file__:
+        where = os.path.join(os.path.dirname(package.__file__), CASE_GROUPS_FILE)
+        raw: bytes = loader.get_data(where)  # type: ignore[union-attr]
+    else:  # a loader without get_data: importlib.resources knows how to read it
+        from importlib import resources
 
-    text = resources.files(CASE_GROUPS_PACKAGE).joinpath(CASE_GROUPS_FILE).read_text("utf-8")
-    data: dict[str, object] = json.loads(text)
+        raw = resources.files(CASE_GROUPS_PACKAGE).joinpath(CASE_GROUPS_FILE).read_bytes()
+    data: dict[str, object] = json.loads(raw.decode("utf-8"))
     return data
 
 
@@ -107,6 +120,8 @@ def write_case_groups(path: str | Path) -> None:
         "legacy": [list(g) for g in compute_groups(unicode=False)],
         "unicode": [list(g) for g in compute_groups(unicode=True)],
     }
+    from pathlib import Path
+
     Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
 

@@ -30,10 +30,10 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js.regex.fold import case_group
+from worldinfo._record import record
 
 MAX_SET = 16
 """Most strings an ``exact`` set or a ``need`` disjunction holds."""
@@ -48,7 +48,7 @@ _SIGMA = frozenset((0x3A3, 0x3C2, 0x3C3))
 _NOT_NEEDLE = frozenset((0x0A, 0x01))
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Facts:
     """What is known of a fragment's matches (``None``: nothing)."""
 

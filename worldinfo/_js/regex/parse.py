@@ -8,15 +8,14 @@ classes, explicit anchors and boundaries, conditional backreferences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from worldinfo._js.regex import literals as lit
 from worldinfo._js.regex.atoms import ANY_TEXT, NOT_LT, W_IU, AtomParser, Frag
 from worldinfo._js.regex.names import JSSyntaxError, read_name
 from worldinfo._js.regex.quantifiers import QUANT, TOTAL_BUDGET, quantifier, repeat
+from worldinfo._record import record
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Translation:
     """A translated pattern.
 

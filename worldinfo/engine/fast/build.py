@@ -7,10 +7,10 @@ memoises the facts of each entry's settings and the slot of each key within a pl
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MATCH_FLAGS
 from worldinfo.engine.fast.matcher import KeyIndex
@@ -21,7 +21,7 @@ from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import RawEntry, Settings
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Facts:
     """What the plan reads from an entry's scan settings (``FACT_FIELDS``) itself; shared
     by every entry with the same values."""

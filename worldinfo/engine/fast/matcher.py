@@ -23,19 +23,19 @@ looked up between spaces in the line with every other character turned into a sp
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from operator import itemgetter
 
 import ahocorasick  # type: ignore[import-not-found,unused-ignore]
 
 from worldinfo import _js
+from worldinfo._record import record
 
 ALWAYS = 0
 """Id of the empty needle (a whitespace-only key): it matches every scan text (R25)."""
 LINE_CACHE_LIMIT = 200_000
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Needle:
     """A plain key as ``match_key`` tests it: the text, case folding and word mode."""
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import IntEnum
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
+from worldinfo._record import record
 from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes
@@ -53,7 +54,7 @@ class Kind(IntEnum):
     """Visited in every pass through the full checks."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Secondary:
     """Secondary keys that apply (R32): the logic (0-3, 4 = never) and the key slots."""
 
@@ -61,7 +62,7 @@ class Secondary:
     slots: tuple[int, ...]
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class Plan:
     """The sorted entries of one book selection, and their static facts by position."""
 

@@ -7,11 +7,12 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey, split_key
+from worldinfo._record import record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.matcher import KeyIndex, Needle
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Secondary
@@ -22,7 +23,7 @@ from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import RawEntry, Settings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Gate:
     """What a plan's keys are prepared under: the trust policy, the ``"world.uid"`` of the
     untrusted entries, and the scan's regex clock (compiling is charged to it)."""
