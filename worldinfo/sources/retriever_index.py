@@ -23,6 +23,8 @@ from worldinfo.sources.retriever_keywords import is_stopword
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 _DEFAULTS = RetrieverSettings()
+_STAGE_FROM = 8
+"""add_many stages postings in lists from this many records on (below, appends are cheaper)."""
 
 
 @record
@@ -133,18 +135,25 @@ class RetrieverIndex:
             if len(kept) <= records[-1].id:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
             touched: set[int] = set()
+            small = len(records) < _STAGE_FROM
             for rec in records:
                 rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                for wid in tokens:  # the only per-token Python loop: a list append
-                    staged[wid].append(rid)
+                if small:  # a turn or two: straight into the arrays
+                    for wid in tokens:
+                        counts[wid] += 1
+                        postings[wid].append(rid)
+                else:
+                    for wid in tokens:  # the only per-token Python loop: a list append
+                        staged[wid].append(rid)
                 touched.update(tokens)
                 kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
                 total += len(tokens)
-            for wid in touched:  # then once per distinct word: count, move into its array
-                ids = staged[wid]
-                counts[wid] += len(ids)
-                postings[wid].fromlist(ids)
-                ids.clear()
+            if not small:
+                for wid in touched:  # once per distinct word: count, move into its array
+                    ids = staged[wid]
+                    counts[wid] += len(ids)
+                    postings[wid].fromlist(ids)
+                    ids.clear()
             self._dirty |= touched
         self.total = total
         for rec in records:
