@@ -21,7 +21,7 @@ from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.regex_keys import regex_nominates
-from worldinfo.types import ScanState
+from worldinfo.types import RawEntry, ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
 _PREFIX_KEEP = 8
@@ -53,9 +53,11 @@ class FastScan:
         self._recurse_ids: frozenset[int] = frozenset()
         self._visit: dict[int, tuple[frozenset[int] | set[int], set[int]]] = {}
         self.skip = False  # ``_select`` may be skipped for undecided plain entries
-        self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
+        self.shared: Sequence[dict[str, JSONValue]] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
         self.unhashed: dict[int, int] = {}  # ``id`` of an entry copy made before its hash -> pos
+        self.own: tuple[list[RawEntry], dict[int, int]] | None = None
+        """The scan's entry list and index, while they lack entries ``visit`` has to add."""
 
     def begin_pass(self, state: ScanState) -> None:
         """Start a pass: the buffer may have grown (recursion text, one more message)."""
@@ -156,7 +158,20 @@ class FastScan:
                         found.update(more)
             self._visit[cid] = (hits, found)
             positions |= found
-        return sorted(positions)
+        out = sorted(positions)
+        if self.own is not None:
+            self._own(out)
+        return out
+
+    def _own(self, positions: list[int]) -> None:
+        """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
+        assert self.own is not None
+        entries, index = self.own
+        shared = self.plan.entries
+        for pos in positions:
+            if entries[pos] is None:
+                obj = entries[pos] = shared[pos]
+                index[id(obj)] = pos
 
     def haystack(self, pos: int) -> str:
         """The scan text of the entry at ``pos`` in this pass (``ScanBuffer.haystack``, which

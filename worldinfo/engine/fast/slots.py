@@ -37,15 +37,36 @@ class Gate:
 
 
 def key_slot(
-    key: JSONValue, entry: RawEntry, settings: Settings, needles: KeyIndex, gate: Gate
+    key: JSONValue,
+    entry: RawEntry,
+    settings: Settings,
+    needles: KeyIndex,
+    gate: Gate,
+    *,
+    context: tuple[bool, bool] | None = None,
 ) -> int:
     """The key's needle id, or ``EMPTY``/``UNKNOWN`` (the rules of ``match_key``, from ``entry_rules``;
-    a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it)."""
+    a key the trust policy refuses is ``UNKNOWN``: ``match_key`` refuses it).
+
+    ``context``: the entry's ``case_sensitive`` and ``whole_words`` outcomes, known for an
+    entry whose ``"world.uid"`` is not untrusted (then the trust policy is not consulted).
+    """
     if not isinstance(key, str) or may_have_macros(key):
         return UNKNOWN
-    untrusted = gate.untrusted and entry_key(entry) in gate.untrusted
-    if untrusted and key_refusal(key, gate.policy) is not None:
-        return UNKNOWN
+    if context is None:
+        untrusted = gate.untrusted and entry_key(entry) in gate.untrusted
+        if untrusted and key_refusal(key, gate.policy) is not None:
+            return UNKNOWN
+        context = (
+            entry_rules.case_sensitive(entry, settings),
+            entry_rules.whole_words(entry, settings),
+        )
+    return trusted_slot(key, case=context[0], whole=context[1], needles=needles, gate=gate)
+
+
+def trusted_slot(key: str, *, case: bool, whole: bool, needles: KeyIndex, gate: Gate) -> int:
+    """``key_slot`` of a string key without macros that the trust policy lets through, under
+    the entry's ``entry_rules.case_sensitive`` and ``whole_words`` outcomes."""
     if not key:
         return EMPTY
     text = _js.trim(key)
@@ -63,35 +84,68 @@ def key_slot(
             gate.regex_needles.append(ids)
             gate.regex_keys.append(rk)
             return REGEX - (len(gate.regex_needles) - 1)
-    case = entry_rules.case_sensitive(entry, settings)
+    return plain_slot(text, case=case, whole=whole, needles=needles)
+
+
+def plain_slot(text: str, *, case: bool, whole: bool, needles: KeyIndex) -> int:
+    """The needle id of a trimmed, non-regex key ``text`` under the entry's case and
+    whole-word rules (``entry_rules.case_sensitive``/``whole_words``), or ``UNKNOWN``."""
     if not case:
         text = _js.lower(text)
     if "\n" in text or "\x01" in text:
         return UNKNOWN
-    word = entry_rules.whole_words(entry, settings) and entry_rules.one_word(text)
+    word = whole and entry_rules.one_word(text)
     return needles.add(Needle(text=text, lowered=not case, whole_word=word))
 
 
-def kind_of(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
-    """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
-    ``entry_rules`` functions it calls)."""
+def fixed_kind(entry: RawEntry) -> Kind | None:
+    """The kind the entry has whatever its keys (``NEVER``, ``ALWAYS``), else ``None``."""
     rules = entry_rules
     if rules.is_disabled(entry):
         return Kind.NEVER
     if rules.has_decorator(entry, rules.ACTIVATE) or rules.is_constant(entry):
         return Kind.ALWAYS
+    return None
+
+
+def filtered(entry: RawEntry) -> bool:
+    """Is the entry limited to some generation types or characters (``passes._select``)?"""
+    return (
+        entry_rules.triggers(entry) is not None or entry_rules.character_filter(entry) is not None
+    )
+
+
+def waits(entry: RawEntry) -> bool:
+    """Does a scan-dependent check other than its keys and filters apply to the entry
+    (a delay level, excluded recursion, ``@@dont_activate``)?"""
+    rules = entry_rules
+    return (
+        _js.truthy(rules.delay_level(entry))
+        or rules.excludes_recursion(entry)
+        or rules.has_decorator(entry, rules.DONT_ACTIVATE)
+    )
+
+
+def kind_from(
+    primary: tuple[int, ...], secondary: Secondary | None, *, fixed: Kind | None, gated: bool
+) -> Kind:
+    """The kind from ``fixed_kind``, whether ``filtered`` or ``waits`` holds (``gated``), and
+    the key slots."""
+    if fixed is not None:
+        return fixed
     if not primary or UNKNOWN in primary:
         return Kind.ALWAYS
-    # A regex slot is decided too: ``FastScan.nominates`` tests it as ``match_key`` would.
-    decided = all(s >= EMPTY or s <= REGEX for s in primary) and (
-        secondary is None or all(s >= EMPTY or s <= REGEX for s in secondary.slots)
-    )
-    plain = (
-        decided
-        and rules.triggers(entry) is None
-        and rules.character_filter(entry) is None
-        and not _js.truthy(rules.delay_level(entry))
-        and not rules.excludes_recursion(entry)
-        and not rules.has_decorator(entry, rules.DONT_ACTIVATE)
-    )
-    return Kind.PLAIN if plain else Kind.GATED
+    # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
+    # ``match_key`` would).
+    if gated or (secondary is not None and UNKNOWN in secondary.slots):
+        return Kind.GATED
+    return Kind.PLAIN
+
+
+def kind_of(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
+    """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
+    ``entry_rules`` functions it calls)."""
+    fixed = fixed_kind(entry)
+    if fixed is not None:
+        return fixed
+    return kind_from(primary, secondary, fixed=None, gated=filtered(entry) or waits(entry))
