@@ -13,12 +13,16 @@ prepared on its own, as before (``_Prepare``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from itertools import chain
+from operator import methodcaller
+
 from worldinfo import _js
-from worldinfo._js import UNDEFINED
+from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes, Prepare
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
-from worldinfo.engine.fast.slots import Gate, kind_from, kind_of
+from worldinfo.engine.fast.slots import Gate, kind_from, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import RawEntry, Settings
@@ -66,84 +70,123 @@ def build_plan(
     classes = Classes(prepare, plan)
     leveled: list[RawEntry] = []
     policy_keys = trust.untrusted
-    for pos, (book_entry, world, _) in enumerate(origins):
-        data = book_entry.data
-        cls: Class | None = None
-        if not untrusted or id(book_entry) not in untrusted:
-            cls = classes.of(data)
+    worlds = [o[1] for o in origins]
+    datas = [o[0].data for o in origins]
+    keys = list(
+        map("{}.{}".format, worlds, _js.to_strings([d.get("uid", UNDEFINED) for d in datas]))
+    )
+    while True:  # again while the rules read a field the classes were not keyed by
+        classes.changed = False
+        found = [
+            None if untrusted and id(o[0]) in untrusted else classes.of(d, w)
+            for o, d, w in zip(origins, datas, worlds, strict=True)
+        ]
+        if not classes.changed:
+            break
+    if policy_keys:  # an entry that shares its key with an untrusted one is not plain
+        found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
+    _learn(found, datas, prepare)
+    slots = prepare.slots
+    kinds: list[Kind] = []
+    cids: list[int] = []
+    primaries: list[tuple[int, ...]] = []
+    secondaries: list[Secondary | None] = []
+    delays: list[bool] = []
+    for pos, cls in enumerate(found):
         if cls is not None:
-            key = f"{world}.{_js.to_string(data.get('uid', UNDEFINED))}"
-            if policy_keys and key in policy_keys:  # shares its key with an untrusted entry
-                cls = None
-        if cls is not None:
+            data = datas[pos]
             stand: RawEntry = data  # type: ignore[assignment]  # read only, like the object
             memo = cls.memo
-            primary = prepare.slots(data.get("key", UNDEFINED), stand, memo, cls)
-            secondary = None
-            if data.get("keysecondary"):  # a falsy value is never a list that applies (R32)
-                secondary = prepare.secondary(stand, memo, cls)
-            gated = cls.waits or (
-                ("triggers" in data or "characterFilter" in data) and cls.filtered(data)
-            )
-            kind = kind_from(primary, secondary, fixed=cls.fixed, gated=gated)
+            primary = slots(data.get("key", UNDEFINED), stand, memo, cls)
+            secondary = prepare.secondary(stand, memo, cls)
+            kind = kind_from(primary, secondary, fixed=cls.fixed, gated=cls.waits)
             if cls.leveled:
                 leveled.append(stand)
         else:
             stand = entries.make(pos)
             known = prepare.facts(stand)
             memo = prepare.memo(stand)
-            key = entry_key(stand)
-            primary = prepare.slots(stand.get("key", UNDEFINED), stand, memo, None)
+            keys[pos] = entry_key(stand)
+            primary = slots(stand.get("key", UNDEFINED), stand, memo, None)
             secondary = prepare.secondary(stand, memo, None)
             kind = kind_of(stand, primary, secondary)
             cls = classes.loose(known)
             leveled.append(stand)
-        _record(plan, pos, cls, kind=kind, primary=primary, secondary=secondary)
-        plan.keys.append(key)
+        kinds.append(kind)
+        cids.append(cls.cid)
+        primaries.append(primary)
+        secondaries.append(secondary)
+        delays.append(cls.delay)
         if "hash" in stand:  # a stored ``hash`` field would read as the entry's own hash
             plan.ensure_hash(pos)
+    _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
+    plan.delay_positions = [pos for pos, d in enumerate(delays) if d]
+    plan.keys = keys
     plan.levels = delay_levels(leveled)
     needles.freeze()
     return plan
 
 
+def _learn(
+    found: list[Class | None], datas: list[Mapping[str, JSONValue]], prepare: Prepare
+) -> None:
+    """Learn the slots of the plain entries' keys in bulk, per key-rule context."""
+    kinds = {id(c.memo): c for c in set(found) if c is not None and c.memo is not None}
+    for mid, cls in kinds.items():
+        if len(kinds) == 1:
+            chosen = (
+                datas if None not in found else [d for c, d in zip(found, datas, strict=True) if c]
+            )
+        else:
+            chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
+        keys: list[JSONValue] = []
+        for field in ("key", "keysecondary"):
+            values = list(map(methodcaller("get", field), chosen))
+            keys.extend(chain.from_iterable(v for v in values if isinstance(v, list)))
+        assert cls.memo is not None
+        learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
+
+
 def _record(
     plan: Plan,
-    pos: int,
-    cls: Class,
     *,
-    kind: Kind,
-    primary: tuple[int, ...],
-    secondary: Secondary | None,
+    kinds: list[Kind],
+    cids: list[int],
+    primaries: list[tuple[int, ...]],
+    secondaries: list[Secondary | None],
 ) -> None:
-    """Append the facts of the entry at ``pos`` to the plan."""
-    cid = cls.cid
-    plan.kind.append(kind)
-    plan.plain.append(kind == Kind.PLAIN)
-    plan.config.append(cid)
-    plan.primary.append(primary)
-    plan.secondary.append(secondary)
-    if plan.regex_needles and (
-        (primary and min(primary) <= REGEX)
-        or (secondary is not None and secondary.slots and min(secondary.slots) <= REGEX)
-    ):
-        plan.regex_positions.add(pos)
-    if kind == Kind.PLAIN or kind == Kind.GATED:
-        table = plan.by_needle[cid]
-        for slot in primary if len(primary) == 1 else dict.fromkeys(primary):
+    """Store each position's kind, configuration and slots, and index the positions by
+    needle (per configuration) and by kind."""
+    plan.kind = kinds
+    plan.plain = [k is Kind.PLAIN for k in kinds]
+    plan.config = cids
+    plan.primary = primaries
+    plan.secondary = secondaries
+    plan.always_visit = [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS]
+    regex = plan.regex_needles
+    if regex:
+        for pos, (primary, sec) in enumerate(zip(primaries, secondaries, strict=True)):
+            if (primary and min(primary) <= REGEX) or (
+                sec is not None and sec.slots and min(sec.slots) <= REGEX
+            ):
+                plan.regex_positions.add(pos)
+    by_needle = plan.by_needle
+    plain, gated = Kind.PLAIN, Kind.GATED
+    for pos, kind in enumerate(kinds):
+        if kind is not plain and kind is not gated:
+            continue
+        table = by_needle[cids[pos]]
+        for slot in primaries[pos]:
             if slot >= 0:
-                ids: tuple[int, ...] = (slot,)
-            elif slot <= REGEX:
-                ids = plan.regex_needles[REGEX - slot]
-            else:
-                continue
-            for nid in ids:
-                got = table.get(nid)
+                got = table.get(slot)
                 if got is None:
-                    table[nid] = [pos]
-                else:
+                    table[slot] = [pos]
+                elif got[-1] != pos:  # a key repeated in the entry
                     got.append(pos)
-    elif kind == Kind.ALWAYS:
-        plan.always_visit.append(pos)
-    if cls.delay:
-        plan.delay_positions.append(pos)
+            elif slot <= REGEX:
+                for nid in regex[REGEX - slot]:
+                    got = table.get(nid)
+                    if got is None:
+                        table[nid] = [pos]
+                    elif got[-1] != pos:
+                        got.append(pos)

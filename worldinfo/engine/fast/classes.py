@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -25,6 +26,7 @@ from worldinfo.engine.buffer import MATCH_FLAGS
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import EMPTY, Kind, Plan, Secondary
 from worldinfo.engine.fast.slots import Gate, filtered, fixed_kind, key_slot, waits
+from worldinfo.engine.fast.stored import EVERY, NOT_PLAIN, StoredView, is_plain
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import RawEntry, Settings
 
@@ -51,11 +53,13 @@ SIG_FIELDS = (
     "constant",
     "delayUntilRecursion",
     "excludeRecursion",
+    "triggers",
+    "characterFilter",
+    "decorators",
 )
-"""Every field the class outcomes are computed from (``Classes._new``)."""
-NOT_PLAIN = ("world", "decorators")
-"""Stored fields the entry object replaces (``gathering.entry_object``): not plain."""
-_ABSENTS = (object(),) * len(SIG_FIELDS)
+"""The fields the class outcomes are computed from (``Classes._new``) by the rules as they
+are written; a field the rules read besides joins them."""
+_ABSENTS = repeat(object())
 _FACT_GETTER = operator.itemgetter(*FACT_FIELDS)
 
 
@@ -73,7 +77,7 @@ def facts(entry: Mapping[str, JSONValue]) -> Facts:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class Class:
     """The outcomes shared by the entries of one class (``cid``: the scan configuration)."""
 
@@ -84,13 +88,9 @@ class Class:
     """``entry_rules.case_sensitive`` and ``whole_words``."""
     fixed: Kind | None = None
     waits: bool = False
+    """``slots.waits`` or ``slots.filtered``: a ``GATED`` entry, whatever its keys."""
     leveled: bool = False
     """A truthy ``delayUntilRecursion`` (``gathering.delay_levels`` reads it)."""
-
-    @staticmethod
-    def filtered(data: Mapping[str, JSONValue]) -> bool:
-        """``slots.filtered`` of a stored entry."""
-        return filtered(data)  # type: ignore[arg-type]  # read only
 
 
 class Prepare:
@@ -177,7 +177,12 @@ class Prepare:
 
 
 class Classes:
-    """The classes of one plan's plain entries, and the configurations they use."""
+    """The classes of one plan's plain entries, and the configurations they use.
+
+    The fields a class is keyed by start as ``SIG_FIELDS``; the rules are run on a
+    ``StoredView`` that records what they read, and a field read outside the key fields
+    joins them (``changed``: the entries seen so far must be classified again).
+    """
 
     def __init__(self, prepare: Prepare, plan: Plan) -> None:
         self._prepare = prepare
@@ -185,15 +190,22 @@ class Classes:
         self._by_sig: dict[object, Class] = {}
         self._loose: dict[tuple[Config, bool], Class] = {}
         self._configs: dict[Config, int] = {}
+        self._fields: tuple[str, ...] = SIG_FIELDS
         self._getter: Callable[[Mapping[str, JSONValue]], tuple[JSONValue, ...]] | None = None
         self._missing: frozenset[str] = frozenset()
         self._shaped = False
+        self._world = False
+        self.sharing = True
+        """``False`` once a rule read every field or one the stored fields lack: no entry
+        is plain then."""
+        self.changed = False
+        """The key fields grew since this was last reset."""
 
-    def of(self, data: Mapping[str, JSONValue]) -> Class | None:
+    def of(self, data: Mapping[str, JSONValue], world: str) -> Class | None:
         """The class of a trusted entry's stored fields; ``None`` when the entry is not
         plain (its object must be built to apply the rules to)."""
         content = data.get("content")
-        if type(content) is not str or content.startswith("@@"):
+        if type(content) is not str or content.startswith("@@") or not self.sharing:
             return None
         if not self._shaped:
             self._shape(data)
@@ -204,18 +216,20 @@ class Classes:
                 vals = getter(data)
             except KeyError:
                 vals = None
-        if vals is not None and data.keys().isdisjoint(self._missing):
-            sig: tuple[object, ...] = (True, vals)
-        else:
-            if any(f in data for f in NOT_PLAIN):
+        if vals is None or not data.keys().isdisjoint(self._missing):
+            if not is_plain(data):
                 return None
-            sig = (False, tuple(map(data.get, SIG_FIELDS, _ABSENTS)))
+            vals = tuple(map(data.get, self._fields, _ABSENTS))
+            sig: tuple[object, ...] = (False, vals, world if self._world else None)
+        else:
+            sig = (True, vals, world if self._world else None)
         try:
             got = self._by_sig.get(sig)
-        except TypeError:  # a list or object in a field: built and prepared on its own
-            return None
+        except TypeError:  # a list or object in a field: keyed by its text
+            sig = (sig[0], tuple(map(_frozen, vals)), sig[2])
+            got = self._by_sig.get(sig)
         if got is None:
-            got = self._by_sig[sig] = self._new(data)
+            got = self._by_sig[sig] = self._new(data, world)
         return got
 
     def loose(self, known: Facts) -> Class:
@@ -232,10 +246,15 @@ class Classes:
     def _shape(self, data: Mapping[str, JSONValue]) -> None:
         """Read the fields of the first plain entry: the others most likely have the same."""
         self._shaped = True
-        present = [f for f in SIG_FIELDS if f in data]
-        if len(present) >= 2:
+        fields = [f for f in self._fields if f not in NOT_PLAIN]
+        present = [f for f in fields if f in data]
+        self._getter = None
+        if len(present) == len(fields) and len(present) >= 2:
             self._getter = operator.itemgetter(*present)
-            self._missing = frozenset(f for f in (*SIG_FIELDS, *NOT_PLAIN) if f not in present)
+            self._missing = frozenset(NOT_PLAIN)
+        elif len(present) >= 2:
+            self._getter = operator.itemgetter(*present)
+            self._missing = frozenset((*(f for f in fields if f not in present), *NOT_PLAIN))
 
     def _cid(self, known: Facts) -> int:
         plan = self._plan
@@ -247,23 +266,43 @@ class Classes:
         plan.any_group = plan.any_group or known.group
         return cid
 
-    def _new(self, data: Mapping[str, JSONValue]) -> Class:
-        """Apply the rules to the first entry of a class (its stored fields read like its
-        entry object for every rule here: ``Classes.of`` admitted it)."""
-        entry: RawEntry = data  # type: ignore[assignment]  # read only
+    def _new(self, data: Mapping[str, JSONValue], world: str) -> Class:
+        """Apply the rules to the first entry of a class, through a recording view."""
+        read: set[str] = set()
+        entry = StoredView(data, world, read)
         prepare = self._prepare
-        known = prepare.facts(entry)
+        known = facts(entry)
         settings = prepare.settings
         context = (
             entry_rules.case_sensitive(entry, settings),
             entry_rules.whole_words(entry, settings),
         )
-        return Class(
+        cls = Class(
             cid=self._cid(known),
             delay=known.delay,
             memo=prepare.context(context),
             context=context,
             fixed=fixed_kind(entry),
-            waits=waits(entry),
+            waits=waits(entry) or filtered(entry),
             leveled=_js.truthy(entry_rules.delay_level(entry)),
         )
+        probe: set[str] = set()
+        secondary = StoredView(data, world, probe)  # read per entry from the stored fields
+        entry_rules.secondary_keys(secondary)
+        entry_rules.selective_logic(secondary)
+        if EVERY in read or not probe.isdisjoint((EVERY, *NOT_PLAIN)):
+            self.sharing = False
+            self.changed = True
+        new = [f for f in sorted(read) if f not in self._fields]
+        if new:
+            self._fields = (*self._fields, *new)
+            self._world = "world" in self._fields
+            self._by_sig.clear()
+            self._shaped = False
+            self.changed = True
+        return cls
+
+
+def _frozen(value: JSONValue) -> object:
+    """A hashable stand-in for a field value: lists and objects by their text."""
+    return (type(value), repr(value)) if isinstance(value, (list, dict)) else value

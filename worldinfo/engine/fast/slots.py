@@ -7,12 +7,14 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey, split_key
 from worldinfo.engine import entry_rules
+from worldinfo.engine.entry_rules import Fields
 from worldinfo.engine.fast.matcher import KeyIndex, Needle
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Secondary
 from worldinfo.engine.regex_limits import RegexClock
@@ -90,15 +92,61 @@ def trusted_slot(key: str, *, case: bool, whole: bool, needles: KeyIndex, gate: 
 def plain_slot(text: str, *, case: bool, whole: bool, needles: KeyIndex) -> int:
     """The needle id of a trimmed, non-regex key ``text`` under the entry's case and
     whole-word rules (``entry_rules.case_sensitive``/``whole_words``), or ``UNKNOWN``."""
+    return plain_slots([text], case=case, whole=whole, needles=needles)[0]
+
+
+def plain_slots(texts: list[str], *, case: bool, whole: bool, needles: KeyIndex) -> list[int]:
+    """``plain_slot`` of each text, the needles added in bulk."""
     if not case:
-        text = _js.lower(text)
-    if "\n" in text or "\x01" in text:
-        return UNKNOWN
-    word = whole and entry_rules.one_word(text)
-    return needles.add(Needle(text=text, lowered=not case, whole_word=word))
+        texts = list(map(_js.lower, texts))
+    blob = "\x00".join(texts)
+    good = None  # a text with a line break or ``\x01`` is never found line by line: UNKNOWN
+    if "\n" in blob or "\x01" in blob:
+        good = [i for i, t in enumerate(texts) if "\n" not in t and "\x01" not in t]
+    chosen = texts if good is None else [texts[i] for i in good]
+    words = list(map(entry_rules.one_word, chosen)) if whole else None
+    ids = needles.add_texts(chosen, lowered=not case, whole_words=words)
+    if good is None:
+        return ids
+    out = [UNKNOWN] * len(texts)
+    for i, nid in zip(good, ids, strict=True):
+        out[i] = nid
+    return out
 
 
-def fixed_kind(entry: RawEntry) -> Kind | None:
+def learn_slots(
+    keys: Sequence[JSONValue],
+    memo: dict[str, int],
+    *,
+    context: tuple[bool, bool],
+    needles: KeyIndex,
+) -> None:
+    """Put into ``memo`` the ``trusted_slot`` of each string key it lacks, under ``context``,
+    where that slot is memoised (``EMPTY`` or a needle id); regex candidates (a trimmed
+    ``/`` start), keys with macros and undecidable keys are left to ``key_slot``."""
+    try:
+        distinct = [k for k in dict.fromkeys(keys) if k not in memo]
+    except TypeError:  # a list among the keys
+        distinct = [
+            k for k in dict.fromkeys(k for k in keys if isinstance(k, str)) if k not in memo
+        ]
+    fresh = [k for k in distinct if isinstance(k, str)]
+    blob = "\x00".join(fresh)
+    if "{{" in blob or "<" in blob:
+        fresh = [k for k in fresh if not may_have_macros(k)]
+    if "" in memo or "" in fresh:
+        memo[""] = EMPTY
+        fresh = [k for k in fresh if k]
+    texts = list(map(_js.trim, fresh))
+    if "/" in blob:
+        kept = [(k, t) for k, t in zip(fresh, texts, strict=True) if not t.startswith("/")]
+        fresh, texts = [k for k, _ in kept], [t for _, t in kept]
+    case, whole = context
+    slots = plain_slots(texts, case=case, whole=whole, needles=needles)
+    memo.update((k, s) for k, s in zip(fresh, slots, strict=True) if s >= EMPTY)
+
+
+def fixed_kind(entry: Fields) -> Kind | None:
     """The kind the entry has whatever its keys (``NEVER``, ``ALWAYS``), else ``None``."""
     rules = entry_rules
     if rules.is_disabled(entry):
@@ -108,14 +156,14 @@ def fixed_kind(entry: RawEntry) -> Kind | None:
     return None
 
 
-def filtered(entry: RawEntry) -> bool:
+def filtered(entry: Fields) -> bool:
     """Is the entry limited to some generation types or characters (``passes._select``)?"""
     return (
         entry_rules.triggers(entry) is not None or entry_rules.character_filter(entry) is not None
     )
 
 
-def waits(entry: RawEntry) -> bool:
+def waits(entry: Fields) -> bool:
     """Does a scan-dependent check other than its keys and filters apply to the entry
     (a delay level, excluded recursion, ``@@dont_activate``)?"""
     rules = entry_rules
@@ -142,7 +190,7 @@ def kind_from(
     return Kind.PLAIN
 
 
-def kind_of(entry: RawEntry, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
+def kind_of(entry: Fields, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
     """Classify by the checks of ``passes._select`` that do not depend on the scan (the same
     ``entry_rules`` functions it calls)."""
     fixed = fixed_kind(entry)
