@@ -83,6 +83,7 @@ def build_plan(
         ]
         if not classes.changed:
             break
+    entries.trusted = bytearray(c is not None for c in found)
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
     _learn(found, datas, prepare)

@@ -71,7 +71,7 @@ class LazyEntries(Sequence[RawEntry]):
         trust: the trust policy the objects are built under.
     """
 
-    __slots__ = ("_origins", "_trust", "ids", "made")
+    __slots__ = ("_origins", "_trust", "ids", "made", "trusted")
 
     def __init__(self, origins: list[Origin], *, trust: TrustPolicy) -> None:
         self._origins = origins
@@ -79,6 +79,8 @@ class LazyEntries(Sequence[RawEntry]):
         self.made: list[RawEntry | None] = [None] * len(origins)
         """The objects built so far (``None``: not yet)."""
         self.ids: dict[int, int] = {}
+        self.trusted = bytearray()
+        """1 at the positions known to hold a trusted entry (set by the plan's builder)."""
         """``id`` of each object built -> its position."""
 
     def __len__(self) -> int:
@@ -104,7 +106,9 @@ class LazyEntries(Sequence[RawEntry]):
         got = self.made[pos]
         if got is None:
             entry, world, _ = self._origins[pos]
-            got = self.made[pos] = decorated_object(entry, world, trust=self._trust)
+            trusted = pos < len(self.trusted) and self.trusted[pos] == 1
+            got = decorated_object(entry, world, trust=self._trust, trusted=trusted)
+            self.made[pos] = got
             self.ids[id(got)] = pos
         return got
 
