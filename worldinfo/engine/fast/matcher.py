@@ -159,6 +159,15 @@ class KeyIndex:
                 self._lines.clear()
         return nid
 
+    def needles(self) -> dict[int, Needle]:
+        """Every needle by id (``ALWAYS``: the empty text)."""
+        out = {ALWAYS: Needle(text="", lowered=False, whole_word=False)}
+        for lowered, pair in zip((False, True), self._texts, strict=True):
+            for whole, texts in zip((False, True), pair, strict=True):
+                for text, nid in texts.items():
+                    out[nid] = Needle(text=text, lowered=lowered, whole_word=whole)
+        return out
+
     def freeze(self) -> None:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
         automata = []
