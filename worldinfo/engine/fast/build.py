@@ -14,14 +14,14 @@ prepared on its own, as before (``_Prepare``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import chain
-from operator import methodcaller
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.engine.fast.classes import Class, Classes, Prepare
+from worldinfo.engine import entry_rules
+from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
+from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.slots import Gate, kind_from, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
@@ -77,10 +77,11 @@ def build_plan(
     )
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
-        found = [
-            None if untrusted and id(o[0]) in untrusted else classes.of(d, w)
-            for o, d, w in zip(origins, datas, worlds, strict=True)
-        ]
+        found = list(map(classes.of, datas, worlds))
+        if untrusted:
+            found = [
+                None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)
+            ]
         if not classes.changed:
             break
     entries.trusted = bytearray(c is not None for c in found)
@@ -88,6 +89,7 @@ def build_plan(
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
     _learn(found, datas, prepare)
     slots = prepare.slots
+    secondary_keys, selective_logic = entry_rules.secondary_keys, entry_rules.selective_logic
     kinds: list[Kind] = []
     cids: list[int] = []
     primaries: list[tuple[int, ...]] = []
@@ -98,8 +100,20 @@ def build_plan(
             data = datas[pos]
             stand: RawEntry = data  # type: ignore[assignment]  # read only, like the object
             memo = cls.memo
-            primary = slots(data.get("key", UNDEFINED), stand, memo, cls)
-            secondary = prepare.secondary(stand, memo, cls)
+            listed = data.get("key", UNDEFINED)
+            if memo is not None and type(listed) is list:
+                try:  # every key's slot is in the memo (``_learn``) but a regex key's
+                    primary = tuple([memo[k] for k in listed])
+                except (KeyError, TypeError):
+                    primary = slots(listed, stand, memo, cls.context)
+            else:
+                primary = slots(listed, stand, memo, cls.context)
+            sec = secondary_keys(stand)
+            secondary = None
+            if sec is not None:
+                secondary = Secondary(
+                    logic=selective_logic(stand), slots=slots(sec, stand, memo, cls.context)
+                )
             kind = kind_from(primary, secondary, fixed=cls.fixed, gated=cls.waits)
             if cls.leveled:
                 leveled.append(stand)
@@ -109,7 +123,7 @@ def build_plan(
             memo = prepare.memo(stand)
             keys[pos] = entry_key(stand)
             primary = slots(stand.get("key", UNDEFINED), stand, memo, None)
-            secondary = prepare.secondary(stand, memo, None)
+            secondary = prepare.secondary(stand, memo)
             kind = kind_of(stand, primary, secondary)
             cls = classes.loose(known)
             leveled.append(stand)
@@ -140,10 +154,13 @@ def _learn(
             )
         else:
             chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
-        keys: list[JSONValue] = []
-        for field in ("key", "keysecondary"):
-            values = list(map(methodcaller("get", field), chosen))
-            keys.extend(chain.from_iterable(v for v in values if isinstance(v, list)))
+        keys: list[JSONValue] = [
+            k
+            for d in chosen
+            for f in ("key", "keysecondary")
+            if isinstance(v := d.get(f), list)
+            for k in v
+        ]
         assert cls.memo is not None
         learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
 
