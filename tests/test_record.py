@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import importlib
 import inspect
+import keyword
 import pickle
 import pkgutil
 import sys
@@ -232,7 +233,9 @@ def test_every_record_of_the_package_matches_its_dataclass() -> None:
     assert defaults_only >= 10
 
 
-_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(
+    lambda n: not keyword.iskeyword(n)  # a keyword cannot name a field
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -25,7 +25,8 @@ so every golden case is scanned exactly as before.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter, methodcaller
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -36,6 +37,9 @@ from worldinfo.types import Book, Entry, Origin, Position, Role, entry_key
 ORIGIN_FIELD = "worldinfo_origin"
 """The ``extensions`` member that carries an entry's provenance through export."""
 
+_ORIGIN = attrgetter("origin")
+_DATA = attrgetter("data")
+_EXTENSIONS = methodcaller("get", "extensions")
 _ACTIVATE = re.compile(r"^(@@@?)activate(?=$|[\s\r])")
 
 
@@ -98,12 +102,24 @@ def is_untrusted(entry: Entry) -> bool:
     return (entry.origin is not None and not entry.origin.trusted) or marked_untrusted(entry.data)
 
 
+def untrusted_entries(entries: Sequence[Entry]) -> list[Entry]:
+    """The entries ``is_untrusted`` holds for, in order; the others are ruled out in bulk
+    (no ``Origin`` that is not trusted, no ``extensions`` object holding the mark)."""
+    origins = set(map(_ORIGIN, entries))
+    if any(o is not None and not o.trusted for o in origins):
+        return [e for e in entries if is_untrusted(e)]
+    marked = [ext for ext in map(_EXTENSIONS, map(_DATA, entries)) if isinstance(ext, dict)]
+    if not any(ORIGIN_FIELD in ext for ext in marked):
+        return []
+    return [e for e in entries if marked_untrusted(e.data)]
+
+
 def book_has_untrusted(book: Book) -> bool:
     """Has ``book`` an untrusted entry? Decided once per book (``Book.derived``): a service
     building a session per request would otherwise walk every entry each time."""
     known = book.derived.get("has_untrusted")
     if not isinstance(known, bool):
-        known = any(is_untrusted(e) for e in book.entries or ())
+        known = bool(untrusted_entries(book.entries or ()))
         book.derived["has_untrusted"] = known
     return known
 
@@ -112,11 +128,10 @@ def untrusted_keys(books: Iterable[Book | None]) -> frozenset[str]:
     """``"world.uid"`` of every untrusted entry of ``books`` (the scan's activation keys)."""
     out: set[str] = set()
     for book in books:
-        if book is None:
+        if book is None or not book_has_untrusted(book):
             continue
-        for entry in book.entries or ():
-            if is_untrusted(entry):
-                out.add(entry_key({"world": book.name, "uid": entry.data.get("uid", UNDEFINED)}))
+        for entry in untrusted_entries(book.entries or ()):
+            out.add(entry_key({"world": book.name, "uid": entry.data.get("uid", UNDEFINED)}))
     return frozenset(out)
 
 

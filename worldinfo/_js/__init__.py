@@ -63,6 +63,7 @@ from worldinfo._js.values import (
     strict_eq,
     to_number,
     to_string,
+    to_strings,
     truthy,
     type_name,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "stringify",
     "to_number",
     "to_string",
+    "to_strings",
     "to_utf16_units",
     "trim",
     "truthy",

@@ -182,6 +182,15 @@ def to_string(v: JSONValue) -> str:
     return "[object Object]"
 
 
+def to_strings(values: list[JSONValue]) -> list[str]:
+    """``to_string`` of each value; integers (``format_number``: plain decimals below 2**53)
+    and strings without a call each."""
+    return [
+        str(v) if type(v) is int and -(2**53) < v < 2**53 else v if type(v) is str else to_string(v)
+        for v in values
+    ]
+
+
 def type_name(v: JSONValue) -> str:
     """``typeof v`` for JSON values."""
     if v is UNDEFINED:

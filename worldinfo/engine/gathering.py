@@ -176,6 +176,9 @@ def decorate_unhashed(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
 
 def _decorate_in_place(obj: dict[str, JSONValue]) -> dict[str, JSONValue]:
     raw = obj.get("content", UNDEFINED)
+    if type(raw) is str and not raw.startswith("@@"):  # no decorators: content as it is
+        obj["decorators"] = []
+        return obj
     decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
     obj["decorators"] = decorators
     obj["content"] = content
@@ -183,9 +186,14 @@ def _decorate_in_place(obj: dict[str, JSONValue]) -> dict[str, JSONValue]:
 
 
 def decorated_object(
-    entry: Entry, world: str, *, trust: TrustPolicy = DEFAULT_TRUST
+    entry: Entry, world: str, *, trust: TrustPolicy = DEFAULT_TRUST, trusted: bool = False
 ) -> dict[str, JSONValue]:
-    """``decorate_unhashed(entry_object(entry, world))``, without the intermediate copy."""
+    """``decorate_unhashed(entry_object(entry, world))``, without the intermediate copy
+    (``trusted``: the caller knows ``is_untrusted(entry)`` is false)."""
+    if trusted:
+        obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": world}
+        obj.update(entry.data)
+        return _decorate_in_place(obj)
     return _decorate_in_place(entry_object(entry, world, trust=trust))
 
 

@@ -173,9 +173,7 @@ def _check(
             for p in plan.delay_positions:  # delayed entries are compared by hash (R64)
                 if _js.lt(len(chat), plan.entries[p].get("delay")):
                     plan.index_key(plan.keys[p])
-        entries = [] if plan is None else list(plan.entries)
-        if plan is not None and trace:
-            entries = [dict(e) for e in entries]
+        entries = [dict(e) for e in plan.entries] if plan is not None and trace else []
         buffer.untrusted = plan.untrusted if plan is not None else frozenset()
     else:
         selected = select_books(selection, books)
@@ -185,11 +183,14 @@ def _check(
             for source in sources:
                 source.entries_loaded(context, lore)
         entries = sort_lore(lore, strategy=settings.character_strategy) if lore else []
-    timed = TimedEffects(timed_state, len(chat), entries, dry_run)
+    lazy = plan.entries if plan is not None and not trace else None  # built as they are read
+    timed = TimedEffects(timed_state, len(chat), entries if lazy is None else lazy, dry_run)
     if plan is not None:
         timed.find_hash = plan.find_record
         timed.delay_positions = plan.delay_positions
     timed.check()
+    if lazy is not None:
+        entries = lazy.snapshot(complete=not identity_without_braces(substitute))
     if not entries:
         return ScanResult(
             timed_world_info=timed_state, forced_consumed=False, trace=Trace() if trace else None
@@ -205,7 +206,7 @@ def _check(
         buffer=buffer,
         timed=timed,
         entries=entries,
-        index=plan.index
+        index=dict(plan.index)
         if plan is not None and shared
         else {id(e): i for i, e in enumerate(entries)},
         rng=rng,
@@ -228,6 +229,7 @@ def _check(
         if shared:
             scan.fast.shared = plan.entries
             scan.fast.shared_index = plan.index
+            scan.fast.own = (scan.entries, scan.index)
     init_delay_levels(scan, plan)
     loops = run_loops(scan, sources)
 

@@ -1,207 +1,210 @@
 """Building a plan: the static facts of sorted, decorated entries (``build_plan``).
 
-Books repeat the same scan settings and keys across thousands of entries, so ``_Prepare``
-memoises the facts of each entry's settings and the slot of each key within a plan.
+A plan is built from the entries' origins without building their entry objects
+(``LazyEntries`` builds each when a scan first reads it). For a plain entry (trusted, with
+a string ``content`` that carries no decorator, and neither a stored ``world`` nor
+``decorators`` field) the stored ``Entry.data`` reads exactly like its entry object for
+every rule the plan applies, so the rules are applied to it directly. Books repeat the same
+scan settings across thousands of entries: the rules are applied once per distinct set of
+values of the fields they read (``classes.Classes``), and each key's slot is memoised by its
+text within the outcome of the entry-level key rules. Any other entry is built now and
+prepared on its own, as before (``_Prepare``).
 """
 
 from __future__ import annotations
 
-import operator
+from collections.abc import Mapping
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._record import record
 from worldinfo.engine import entry_rules
-from worldinfo.engine.buffer import MATCH_FLAGS
+from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.matcher import KeyIndex
-from worldinfo.engine.fast.plan import EMPTY, REGEX, Kind, Origin, Plan, Secondary
-from worldinfo.engine.fast.slots import Gate, key_slot, kind_of
+from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
+from worldinfo.engine.fast.prepare import Prepare
+from worldinfo.engine.fast.slots import Gate, kind_from, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import RawEntry, Settings
 
 
-@record(kw_only=False)
-class Facts:
-    """What the plan reads from an entry's scan settings (``FACT_FIELDS``) itself; shared
-    by every entry with the same values."""
-
-    config: tuple[float | None, tuple[bool, ...]]
-    ignore_budget: bool
-    delay: bool
-    group: bool
-
-
-FACT_FIELDS = ("scanDepth", *(f for f, _ in MATCH_FLAGS), "ignoreBudget", "delay", "group")
-_ABSENTS = (object(),) * len(FACT_FIELDS)
-_FACT_GETTER = operator.itemgetter(*FACT_FIELDS)
-
-
-def facts(entry: RawEntry) -> Facts:
-    """The ``Facts`` of an entry (reads only ``FACT_FIELDS``)."""
-    sd = entry.get("scanDepth", UNDEFINED)
-    return Facts(
-        config=(
-            None if _js.nullish(sd) else _js.to_number(sd),
-            tuple(_js.truthy(entry.get(f, UNDEFINED)) for f, _ in MATCH_FLAGS),
-        ),
-        ignore_budget=_js.truthy(entry.get("ignoreBudget", UNDEFINED)),
-        delay=_js.truthy(entry.get("delay", UNDEFINED)),
-        group=_js.truthy(entry.get("group", UNDEFINED)),
-    )
-
-
-class _Prepare:
-    """Per-plan memos: ``facts`` by the values of ``FACT_FIELDS``, and key slots by key text
-    within the outcome of the entry-level key rules (``case_sensitive``, ``whole_words``):
-    books repeat the same settings and keys across thousands of entries."""
-
-    def __init__(self, settings: Settings, needles: KeyIndex, gate: Gate) -> None:
-        self.settings = settings
-        self.needles = needles
-        self.gate = gate
-        self._facts: dict[tuple[object, ...], Facts] = {}
-        self._slots: dict[tuple[bool, bool], dict[str, int]] = {}
-        self._all_fields = True
-
-    def facts(self, entry: RawEntry) -> Facts:
-        """The entry's facts."""
-        sig: tuple[object, ...] | None = None
-        if self._all_fields:  # books are uniform: stop trying after the first miss
-            try:
-                sig = _FACT_GETTER(entry)
-            except KeyError:
-                self._all_fields = False
-        if sig is None:  # some field is missing: an ``_ABSENTS`` marker stands for it
-            sig = tuple(map(entry.get, FACT_FIELDS, _ABSENTS))
-        try:
-            got = self._facts.get(sig)
-        except TypeError:  # a list or object in a field: no sharing
-            return facts(entry)
-        if got is None:
-            got = self._facts[sig] = facts(entry)
-        return got
-
-    def memo(self, entry: RawEntry) -> dict[str, int] | None:
-        """The slot memo of the entry's key-rule outcome (``None``: an untrusted entry,
-        whose keys the trust policy may refuse one by one)."""
-        if self.gate.untrusted and entry_key(entry) in self.gate.untrusted:
-            return None
-        rules = entry_rules
-        context = (
-            rules.case_sensitive(entry, self.settings),
-            rules.whole_words(entry, self.settings),
-        )
-        got = self._slots.get(context)
-        if got is None:
-            got = self._slots[context] = {}
-        return got
-
-    def slots(
-        self, keys: JSONValue, entry: RawEntry, memo: dict[str, int] | None
-    ) -> tuple[int, ...]:
-        """``key_slot`` of each key; memoised for non-regex keys by text within a context."""
-        if not isinstance(keys, list):
-            return ()
-        if memo is not None:
-            try:
-                return tuple([memo[k] for k in keys])
-            except (KeyError, TypeError):  # a key seen first, or not a string
-                pass
-        out: list[int] = []
-        for k in keys:
-            slot = memo.get(k) if memo is not None and isinstance(k, str) else None
-            if slot is None:
-                slot = key_slot(k, entry, self.settings, self.needles, self.gate)
-                if memo is not None and slot >= EMPTY and isinstance(k, str):
-                    memo[k] = slot
-            out.append(slot)
-        return tuple(out)
-
-    def secondary(self, entry: RawEntry, memo: dict[str, int] | None) -> Secondary | None:
-        """The entry's secondary keys that apply (R32) and their slots, with the slot memo."""
-        sec = entry_rules.secondary_keys(entry)
-        if sec is None:
-            return None
-        return Secondary(
-            logic=entry_rules.selective_logic(entry), slots=self.slots(sec, entry, memo)
-        )
-
-
 def build_plan(
-    entries: list[RawEntry],
-    settings: Settings,
     origins: list[Origin],
+    settings: Settings,
     *,
     gate: Gate | None = None,
+    untrusted: frozenset[int] = frozenset(),
 ) -> Plan:
-    """Compute the static facts of sorted, decorated entries (each a distinct object)."""
+    """Compute the static facts of the sorted entries with these ``origins``.
+
+    Args:
+        origins: each position's book entry, book name and hash memo.
+        settings: the scan settings.
+        gate: the trust policy, untrusted keys and regex clock the keys are prepared under.
+        untrusted: ``id`` of the untrusted book entries (``trust.is_untrusted``).
+    """
     trust = gate or Gate()
     needles = KeyIndex()
-    configs: dict[tuple[float | None, tuple[bool, ...]], int] = {}
+    entries = LazyEntries(origins, trust=trust.policy)
     plan = Plan(
-        entries=tuple(entries),
+        entries=entries,
         books=(),
-        index={id(e): i for i, e in enumerate(entries)},
-        keys=[entry_key(e) for e in entries],
+        index=entries.ids,
+        keys=[],
         kind=[],
         config=[],
         configs=[],
         primary=[],
         secondary=[],
-        levels=delay_levels(entries),
+        levels=[],
         needles=needles,
         origins=origins,
-        hashed=bytearray(len(entries)),
-        indexed=bytearray(len(entries)),
+        hashed=bytearray(len(origins)),
+        indexed=bytearray(len(origins)),
         trust=trust.policy,
         untrusted=trust.untrusted,
         regex_needles=trust.regex_needles,
         regex_keys=trust.regex_keys,
     )
-    prepare = _Prepare(settings, needles, trust)
+    prepare = Prepare(settings, needles, trust)
+    classes = Classes(prepare, plan)
+    leveled: list[RawEntry] = []
+    policy_keys = trust.untrusted
+    worlds = [o[1] for o in origins]
+    datas = [o[0].data for o in origins]
+    keys = list(
+        map("{}.{}".format, worlds, _js.to_strings([d.get("uid", UNDEFINED) for d in datas]))
+    )
+    while True:  # again while the rules read a field the classes were not keyed by
+        classes.changed = False
+        found = list(map(classes.of, datas, worlds))
+        if untrusted:
+            found = [
+                None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)
+            ]
+        if not classes.changed:
+            break
+    entries.trusted = bytearray(c is not None for c in found)
+    if policy_keys:  # an entry that shares its key with an untrusted one is not plain
+        found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
+    _learn(found, datas, prepare)
+    slots = prepare.slots
+    secondary_keys, selective_logic = entry_rules.secondary_keys, entry_rules.selective_logic
+    kinds: list[Kind] = []
+    cids: list[int] = []
+    primaries: list[tuple[int, ...]] = []
+    secondaries: list[Secondary | None] = []
+    delays: list[bool] = []
+    for pos, cls in enumerate(found):
+        if cls is not None:
+            data = datas[pos]
+            stand: RawEntry = data  # type: ignore[assignment]  # read only, like the object
+            memo = cls.memo
+            listed = data.get("key", UNDEFINED)
+            if memo is not None and type(listed) is list:
+                try:  # every key's slot is in the memo (``_learn``) but a regex key's
+                    primary = tuple([memo[k] for k in listed])
+                except (KeyError, TypeError):
+                    primary = slots(listed, stand, memo, cls.context)
+            else:
+                primary = slots(listed, stand, memo, cls.context)
+            sec = secondary_keys(stand)
+            secondary = None
+            if sec is not None:
+                secondary = Secondary(
+                    logic=selective_logic(stand), slots=slots(sec, stand, memo, cls.context)
+                )
+            kind = kind_from(primary, secondary, fixed=cls.fixed, gated=cls.waits)
+            if cls.leveled:
+                leveled.append(stand)
+        else:
+            stand = entries.make(pos)
+            known = prepare.facts(stand)
+            memo = prepare.memo(stand)
+            keys[pos] = entry_key(stand)
+            primary = slots(stand.get("key", UNDEFINED), stand, memo, None)
+            secondary = prepare.secondary(stand, memo)
+            kind = kind_of(stand, primary, secondary)
+            cls = classes.loose(known)
+            leveled.append(stand)
+        kinds.append(kind)
+        cids.append(cls.cid)
+        primaries.append(primary)
+        secondaries.append(secondary)
+        delays.append(cls.delay)
+        if "hash" in stand:  # a stored ``hash`` field would read as the entry's own hash
+            plan.ensure_hash(pos)
+    _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
+    plan.delay_positions = [pos for pos, d in enumerate(delays) if d]
+    plan.keys = keys
+    plan.levels = delay_levels(leveled)
+    needles.freeze()
+    return plan
+
+
+def _learn(
+    found: list[Class | None], datas: list[Mapping[str, JSONValue]], prepare: Prepare
+) -> None:
+    """Learn the slots of the plain entries' keys in bulk, per key-rule context."""
+    kinds = {id(c.memo): c for c in set(found) if c is not None and c.memo is not None}
+    for mid, cls in kinds.items():
+        if len(kinds) == 1:
+            chosen = (
+                datas if None not in found else [d for c, d in zip(found, datas, strict=True) if c]
+            )
+        else:
+            chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
+        keys: list[JSONValue] = [
+            k
+            for d in chosen
+            for f in ("key", "keysecondary")
+            if isinstance(v := d.get(f), list)
+            for k in v
+        ]
+        assert cls.memo is not None
+        learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
+
+
+def _record(
+    plan: Plan,
+    *,
+    kinds: list[Kind],
+    cids: list[int],
+    primaries: list[tuple[int, ...]],
+    secondaries: list[Secondary | None],
+) -> None:
+    """Store each position's kind, configuration and slots, and index the positions by
+    needle (per configuration) and by kind."""
+    plan.kind = kinds
+    plan.plain = [k is Kind.PLAIN for k in kinds]
+    plan.config = cids
+    plan.primary = primaries
+    plan.secondary = secondaries
+    plan.always_visit = [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS]
+    regex = plan.regex_needles
+    if regex:
+        for pos, (primary, sec) in enumerate(zip(primaries, secondaries, strict=True)):
+            if (primary and min(primary) <= REGEX) or (
+                sec is not None and sec.slots and min(sec.slots) <= REGEX
+            ):
+                plan.regex_positions.add(pos)
     by_needle = plan.by_needle
-    for pos, e in enumerate(entries):
-        known = prepare.facts(e)
-        memo = prepare.memo(e)
-        primary = prepare.slots(e.get("key", UNDEFINED), e, memo)
-        secondary = prepare.secondary(e, memo)
-        kind = kind_of(e, primary, secondary)
-        cid = configs.setdefault(known.config, len(configs))
-        if cid == len(by_needle):
-            by_needle.append({})
-            plan.configs.append(known.config)
-        plan.kind.append(kind)
-        plan.plain.append(kind == Kind.PLAIN)
-        plan.config.append(cid)
-        plan.primary.append(primary)
-        plan.secondary.append(secondary)
-        if any(s <= REGEX for s in primary) or (
-            secondary is not None and any(s <= REGEX for s in secondary.slots)
-        ):
-            plan.regex_positions.add(pos)
-        if kind == Kind.PLAIN or kind == Kind.GATED:
-            table = by_needle[cid]
-            for slot in primary if len(primary) == 1 else dict.fromkeys(primary):
-                if slot >= 0:
-                    ids: tuple[int, ...] = (slot,)
-                elif slot <= REGEX:
-                    ids = trust.regex_needles[REGEX - slot]
-                else:
-                    continue
-                for nid in ids:
+    plain, gated = Kind.PLAIN, Kind.GATED
+    for pos, kind in enumerate(kinds):
+        if kind is not plain and kind is not gated:
+            continue
+        table = by_needle[cids[pos]]
+        for slot in primaries[pos]:
+            if slot >= 0:
+                got = table.get(slot)
+                if got is None:
+                    table[slot] = [pos]
+                elif got[-1] != pos:  # a key repeated in the entry
+                    got.append(pos)
+            elif slot <= REGEX:
+                for nid in regex[REGEX - slot]:
                     got = table.get(nid)
                     if got is None:
                         table[nid] = [pos]
-                    else:
+                    elif got[-1] != pos:
                         got.append(pos)
-        elif kind == Kind.ALWAYS:
-            plan.always_visit.append(pos)
-        if "hash" in e:  # a stored ``hash`` field would read as the entry's own hash
-            plan.ensure_hash(pos)
-        if known.delay:
-            plan.delay_positions.append(pos)
-        plan.any_ignore_budget = plan.any_ignore_budget or known.ignore_budget
-        plan.any_group = plan.any_group or known.group
-    needles.freeze()
-    return plan

@@ -10,6 +10,7 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -17,10 +18,16 @@ from worldinfo.engine import gathering
 from worldinfo.engine.fast.build import build_plan
 from worldinfo.engine.fast.plan import Origin, Plan
 from worldinfo.engine.fast.slots import Gate
-from worldinfo.engine.gathering import BookSelection, SelectedBooks, decorated_object, select_books
+from worldinfo.engine.gathering import BookSelection, SelectedBooks, select_books
 from worldinfo.engine.regex_limits import RegexClock
 from worldinfo.engine.regex_outcomes import RegexOutcomes
-from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
+from worldinfo.trust import (
+    DEFAULT_TRUST,
+    TrustPolicy,
+    book_has_untrusted,
+    untrusted_entries,
+    untrusted_keys,
+)
 from worldinfo.types import Book, RawEntry, Settings
 
 MAX_PLANS = 4
@@ -31,8 +38,8 @@ class ScanCache:
     """Decorated entries per book version and plans per selection, kept across scans."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, dict[int, tuple[RawEntry, Origin]]] = {}
-        self._books: dict[str, tuple[Book, list[tuple[RawEntry, Origin]]]] = {}
+        self._entries: dict[str, dict[int, Origin]] = {}
+        self._books: dict[str, tuple[Book, list[Origin]]] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
         self._trust = DEFAULT_TRUST
         self.regex_outcomes = RegexOutcomes()
@@ -85,24 +92,24 @@ class ScanCache:
             plan.needles.forget_lines()
         self.regex_outcomes.forget()
 
-    def _templates(self, name: str, book: Book | None) -> list[tuple[RawEntry, Origin]]:
-        """The decorated (not yet hashed) entries of a book, reusing unchanged ones."""
+    def _origins(self, name: str, book: Book | None) -> list[Origin]:
+        """The origins of a book's entries, reusing those of unchanged entries (and so their
+        hashes, once computed)."""
         if book is None or book.entries is None:
             return []
         cached = self._books.get(name)
         if cached is not None and cached[0] is book:
             return cached[1]
         old = self._entries.get(name, {})
-        fresh: dict[int, tuple[RawEntry, Origin]] = {}
-        out: list[tuple[RawEntry, Origin]] = []
-        for entry in book.entries:
-            hit = old.get(id(entry))
-            if hit is None or hit[1][0] is not entry:
-                obj = decorated_object(entry, book.name, trust=self._trust)
-                hit = (obj, (entry, book.name, []))
-            fresh[id(entry)] = hit
-            out.append(hit)
-        self._entries[name] = fresh
+        world = book.name
+        out: list[Origin] = []
+        if old:
+            for entry in book.entries:
+                hit = old.get(id(entry))
+                out.append(hit if hit is not None and hit[0] is entry else (entry, world, []))
+        else:
+            out = [(entry, world, []) for entry in book.entries]
+        self._entries[name] = {id(o[0]): o for o in out}
         self._books[name] = (book, out)
         return out
 
@@ -115,13 +122,21 @@ class ScanCache:
         regex: RegexClock,
     ) -> Plan:
         origin_of: dict[int, Origin] = {}
+        untrusted: set[int] = set()
 
         def load(name: str, book: Book | None) -> list[RawEntry]:
-            out: list[RawEntry] = []
-            for template, origin in self._templates(name, book):
-                origin_of[id(template)] = origin
-                out.append(template)
-            return out
+            # What the sort reads of an entry object is its ``order`` (the object is built
+            # from the stored entry only when a scan reads it): the stored fields stand in
+            # for it, or a copy of its ``order`` when an entry is gathered twice.
+            origins = self._origins(name, book)
+            if book is not None and book_has_untrusted(book):
+                untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
+            stands = [cast("RawEntry", o[0].data) for o in origins]
+            ids = set(map(id, stands))
+            if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
+                stands = [_order_only(d) for d in stands]
+            origin_of.update(zip(map(id, stands), origins, strict=True))
+            return stands
 
         lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
         assert lore is not None  # plan() returned None already for a book without entries
@@ -132,15 +147,12 @@ class ScanCache:
             persona_entries=lore.persona_entries,
             strategy=strategy,
         )
-        seen: set[int] = set()
-        entries: list[RawEntry] = []
-        origins: list[Origin] = []
-        for obj in ordered:
-            origins.append(origin_of[id(obj)])
-            if id(obj) in seen:
-                obj = dict(obj)
-            seen.add(id(obj))
-            entries.append(obj)
-        untrusted = untrusted_keys(books.get(n) for n in selected.all_names())
-        gate = Gate(policy=self._trust, untrusted=untrusted, regex=regex)
-        return build_plan(entries, settings, origins, gate=gate)
+        origins = [origin_of[id(obj)] for obj in ordered]
+        keys = untrusted_keys(books.get(n) for n in selected.all_names())
+        gate = Gate(policy=self._trust, untrusted=keys, regex=regex)
+        return build_plan(origins, settings, gate=gate, untrusted=frozenset(untrusted))
+
+
+def _order_only(data: Mapping[str, JSONValue]) -> RawEntry:
+    """A stand-in holding what the sort reads (``order``, when there is one)."""
+    return {"order": data["order"]} if "order" in data else {}

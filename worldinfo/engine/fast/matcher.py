@@ -116,10 +116,40 @@ class KeyIndex:
 
     def add(self, needle: Needle) -> int:
         """The id of ``needle`` (registered on first use); ``ALWAYS`` for the empty text."""
-        text = needle.text
+        return self.add_text(needle.text, lowered=needle.lowered, whole_word=needle.whole_word)
+
+    def add_texts(
+        self, texts: list[str], *, lowered: bool, whole_words: list[bool] | None
+    ) -> list[int]:
+        """``add_text`` of each text (``whole_words``: each one's word mode, ``None``: all
+        substrings), in bulk."""
+        if whole_words is not None:
+            return [
+                self.add_text(t, lowered=lowered, whole_word=w)
+                for t, w in zip(texts, whole_words, strict=True)
+            ]
+        table = self._texts[lowered][False]
+        before = self.size
+        out = []
+        for text in texts:
+            nid = table.get(text)
+            if nid is None:
+                if not text:
+                    nid = ALWAYS
+                else:
+                    nid = table[text] = self.size
+                    self.size += 1
+            out.append(nid)
+        if self.size != before and self._automata is not None:
+            self._automata = None
+            self._lines.clear()
+        return out
+
+    def add_text(self, text: str, *, lowered: bool, whole_word: bool) -> int:
+        """``add(Needle(text=text, lowered=lowered, whole_word=whole_word))``."""
         if not text:
             return ALWAYS
-        texts = self._texts[needle.lowered][needle.whole_word]
+        texts = self._texts[lowered][whole_word]
         nid = texts.get(text)
         if nid is None:
             nid = texts[text] = self.size
@@ -128,6 +158,15 @@ class KeyIndex:
                 self._automata = None
                 self._lines.clear()
         return nid
+
+    def needles(self) -> dict[int, Needle]:
+        """Every needle by id (``ALWAYS``: the empty text)."""
+        out = {ALWAYS: Needle(text="", lowered=False, whole_word=False)}
+        for lowered, pair in zip((False, True), self._texts, strict=True):
+            for whole, texts in zip((False, True), pair, strict=True):
+                for text, nid in texts.items():
+                    out[nid] = Needle(text=text, lowered=lowered, whole_word=whole)
+        return out
 
     def freeze(self) -> None:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""

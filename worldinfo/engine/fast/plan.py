@@ -15,9 +15,10 @@ R48).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import field
 from enum import IntEnum
+from typing import cast, overload
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
@@ -62,11 +63,71 @@ class Secondary:
     slots: tuple[int, ...]
 
 
+class LazyEntries(Sequence[RawEntry]):
+    """A plan's entry objects by position, each built (``decorated_object`` of its origin)
+    the first time it is read, and registered in ``ids`` (its ``id`` -> position): a scan
+    reads only the entries it visits, so a new plan does not build thousands it never needs.
+
+    Args:
+        origins: the origin of each position.
+        trust: the trust policy the objects are built under.
+    """
+
+    __slots__ = ("_origins", "_trust", "ids", "made", "trusted")
+
+    def __init__(self, origins: list[Origin], *, trust: TrustPolicy) -> None:
+        self._origins = origins
+        self._trust = trust
+        self.made: list[RawEntry | None] = [None] * len(origins)
+        """The objects built so far (``None``: not yet)."""
+        self.ids: dict[int, int] = {}
+        self.trusted = bytearray()
+        """1 at the positions known to hold a trusted entry (set by the plan's builder)."""
+        """``id`` of each object built -> its position."""
+
+    def __len__(self) -> int:
+        return len(self.made)
+
+    @overload
+    def __getitem__(self, pos: int) -> RawEntry: ...
+    @overload
+    def __getitem__(self, pos: slice) -> list[RawEntry]: ...
+    def __getitem__(self, pos: int | slice) -> RawEntry | list[RawEntry]:
+        if isinstance(pos, slice):
+            return [self[p] for p in range(len(self.made))[pos]]
+        got = self.made[pos]
+        return self.make(pos) if got is None else got
+
+    def __iter__(self) -> Iterator[RawEntry]:
+        for pos in range(len(self.made)):
+            yield self[pos]
+
+    def make(self, pos: int) -> RawEntry:
+        """Build the object at ``pos`` (if it is not built yet) and return it."""
+        pos = range(len(self.made))[pos]
+        got = self.made[pos]
+        if got is None:
+            entry, world, _ = self._origins[pos]
+            trusted = pos < len(self.trusted) and self.trusted[pos] == 1
+            got = decorated_object(entry, world, trust=self._trust, trusted=trusted)
+            self.made[pos] = got
+            self.ids[id(got)] = pos
+        return got
+
+    def snapshot(self, *, complete: bool) -> list[RawEntry]:
+        """A scan's own list of the objects: all of them (``complete``), or those built so far,
+        with ``None`` at the others until ``FastScan.visit`` reaches them (the fast scan
+        reads an entry only at a position it visits)."""
+        if complete:
+            return list(self)
+        return cast("list[RawEntry]", list(self.made))
+
+
 @record(frozen=False, kw_only=False)
 class Plan:
     """The sorted entries of one book selection, and their static facts by position."""
 
-    entries: tuple[RawEntry, ...]
+    entries: LazyEntries
     books: tuple[Book | None, ...]
     index: dict[int, int]
     keys: list[str]

@@ -22,7 +22,7 @@ from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.regex_keys import regex_nominates
-from worldinfo.types import ScanState
+from worldinfo.types import RawEntry, ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
 _PREFIX_KEEP = 8
@@ -58,9 +58,11 @@ class FastScan:
         self._recurse_ids: frozenset[int] = frozenset()
         self._visit: dict[int, tuple[frozenset[int] | set[int], frozenset[int]]] = {}
         self.skip = False  # ``_select`` may be skipped for undecided plain entries
-        self.shared: tuple[dict[str, JSONValue], ...] | None = None  # the plan's own entries
+        self.shared: Sequence[dict[str, JSONValue]] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
         self.unhashed: dict[int, int] = {}  # ``id`` of an entry copy made before its hash -> pos
+        self.own: tuple[list[RawEntry], dict[int, int]] | None = None
+        """The scan's entry list and index, while they lack entries ``visit`` has to add."""
         self.placed: dict[str, int | None] = {}  # activated key -> position (``None``: forced)
         self.placed_facts: dict[str, Facts | None] = {}  # activated key -> its facts
 
@@ -151,12 +153,25 @@ class FastScan:
         key = (self._always_key, tuple(map(id, parts)))
         got = memo.get(key)
         if got is not None:
-            return got[1]
-        out = sorted(set(self._always).union(*parts))
-        if len(memo) >= _VISITS_KEEP:
-            memo.clear()
-        memo[key] = (parts, out)
+            out = got[1]
+        else:
+            out = sorted(set(self._always).union(*parts))
+            if len(memo) >= _VISITS_KEEP:
+                memo.clear()
+            memo[key] = (parts, out)
+        if self.own is not None:
+            self._own(out)
         return out
+
+    def _own(self, positions: list[int]) -> None:
+        """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
+        assert self.own is not None
+        entries, index = self.own
+        shared = self.plan.entries
+        for pos in positions:
+            if entries[pos] is None:
+                obj = entries[pos] = shared[pos]
+                index[id(obj)] = pos
 
     def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
         """Positions listed under the key ids present for configuration ``cid``: from a

@@ -1,0 +1,133 @@
+"""Building a plan from stored fields (entry classes, bulk key slots, lazy entry objects)
+gives the same plan as preparing every entry object on its own."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from worldinfo import _js
+from worldinfo.conformance import generate as gen
+from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Origin, Plan
+from worldinfo.engine.fast.slots import Gate
+from worldinfo.session import Session
+from worldinfo.types import Book, Entry, Message, Settings
+
+# Values a field may hold in a shared book: JSON's loose types, which JavaScript reads
+# through truthiness, ``== true``, ``??`` and ``Number()``.
+LOOSE: list[Any] = [True, False, 0, 1, 1.0, 0.0, 2, "", "1", "x", None, [], [1], {}, {"a": 1}]
+FIELDS = [
+    "disable",
+    "constant",
+    "scanDepth",
+    "caseSensitive",
+    "matchWholeWords",
+    "matchScenario",
+    "ignoreBudget",
+    "delay",
+    "group",
+    "delayUntilRecursion",
+    "excludeRecursion",
+    "selective",
+    "selectiveLogic",
+    "triggers",
+    "characterFilter",
+]
+ODD_KEYS: list[Any] = ["", "  ", "{{char}}", "a<b>", "/w1/i", "/(/", "x\ny", 5, None, ["w"]]
+ODD_CONTENT: list[Any] = ["@@activate\nbody", "@@dont_activate", "", None, "plain"]
+
+
+def _entries(seed: int) -> list[Entry]:
+    rng = random.Random(seed)
+    words = gen.vocabulary(60)
+    out = []
+    for uid in range(120):
+        data = gen.entry(uid, rng, words)
+        for _ in range(rng.choice((0, 0, 1, 3))):
+            data[rng.choice(FIELDS)] = rng.choice(LOOSE)
+        if rng.random() < 0.1:
+            data["key"] = [*data["key"], rng.choice(ODD_KEYS)]
+        if rng.random() < 0.05:
+            data["keysecondary"] = [rng.choice(ODD_KEYS), rng.choice(words)]
+        if rng.random() < 0.05:
+            data["content"] = rng.choice(ODD_CONTENT)
+        if rng.random() < 0.05:
+            del data[rng.choice([f for f in FIELDS if f in data] or ["comment"])]
+        if rng.random() < 0.03:
+            data["world"] = "elsewhere"
+        if rng.random() < 0.03:
+            data["hash"] = 12345
+        out.append(Entry(data=data))
+    return out
+
+
+def _facts(plan: Plan) -> dict[str, Any]:
+    """The plan's facts with needle ids replaced by what they stand for."""
+    needles = plan.needles.needles()
+
+    def slot(s: int) -> object:
+        if s in (EMPTY, UNKNOWN):
+            return s
+        if s <= REGEX:
+            return ("regex", plan.regex_keys[REGEX - s].source)
+        return needles[s]
+
+    tables = [
+        {needles[nid]: sorted(set(ps)) for nid, ps in table.items()} for table in plan.by_needle
+    ]
+    return {
+        "keys": plan.keys,
+        "kind": plan.kind,
+        "plain": plan.plain,
+        "config": [plan.configs[c] for c in plan.config],
+        "primary": [[slot(s) for s in p] for p in plan.primary],
+        "secondary": [
+            None if s is None else (s.logic, [slot(x) for x in s.slots]) for s in plan.secondary
+        ],
+        "by_needle": {(plan.configs[c], k): v for c, t in enumerate(tables) for k, v in t.items()},
+        "always": plan.always_visit,
+        "delay": plan.delay_positions,
+        "levels": _js.canonical(plan.levels),
+        "regex": sorted(plan.regex_positions),
+        "any": (plan.any_group, plan.any_ignore_budget),
+        "hashed": bytes(plan.hashed),
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize(
+    "settings", [Settings(), Settings(case_sensitive=True, match_whole_words=True)]
+)
+def test_classes_give_the_plan_of_entries_prepared_one_by_one(
+    seed: int, settings: Settings
+) -> None:
+    entries = _entries(seed)
+    origins: list[Origin] = [(e, "Book", []) for e in entries]
+    fast = build_plan(origins, settings, gate=Gate())
+    # Entries listed as untrusted are prepared one by one from their built objects (these
+    # are not untrusted themselves, so the objects are the same).
+    one_by_one = build_plan(
+        [(e, "Book", []) for e in entries],
+        settings,
+        gate=Gate(),
+        untrusted=frozenset(id(e) for e in entries),
+    )
+    assert _facts(fast) == _facts(one_by_one)
+    assert list(fast.entries) == list(one_by_one.entries)
+
+
+def test_entry_objects_are_built_when_a_scan_reads_them() -> None:
+    entries = [Entry.new(i, key=[f"word{i}"], content=f"C{i}") for i in range(50)]
+    session = Session(books={"B": Book(name="B", entries=tuple(entries))}, global_books=["B"])
+    session.chat.append(Message(name="User", mes="word3 and word7", is_user=True))
+    result = session.generate("normal")
+    assert sorted(int(str(e["uid"])) for e in result.activated) == [3, 7]
+    assert session.scan_cache is not None
+    plan = session.scan_cache.plan(session.books, session.selection, session.settings)
+    assert plan is not None
+    built = [p for p, obj in enumerate(plan.entries.made) if obj is not None]
+    assert built == [3, 7]
+    assert plan.entries[10] == {"uid": 10, "world": "B", **entries[10].data, "decorators": []}
