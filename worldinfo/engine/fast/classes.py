@@ -73,6 +73,7 @@ class Classes:
         self._fields: tuple[str, ...] = SIG_FIELDS
         self._getter: Callable[[Mapping[str, JSONValue]], tuple[JSONValue, ...]] | None = None
         self._missing: frozenset[str] = frozenset()
+        self._boxes: tuple[str, ...] = ()
         self._shaped = False
         self._world = False
         self.sharing = True
@@ -101,12 +102,13 @@ class Classes:
                 return None
             vals = tuple(map(data.get, self._fields, ABSENTS))
             sig: tuple[object, ...] = (False, vals, world if self._world else None)
-        else:
-            sig = (True, vals, world if self._world else None)
+        else:  # the fields that held a list or object in the first entry, by their text
+            boxed = tuple(map(_frozen, map(data.get, self._boxes, ABSENTS)))
+            sig = (True, vals, boxed, world if self._world else None)
         try:
             got = self._by_sig.get(sig)
         except TypeError:  # a list or object in a field: keyed by its text
-            sig = (sig[0], tuple(map(_frozen, vals)), sig[2])
+            sig = (sig[0], tuple(map(_frozen, vals)), *sig[2:])
             got = self._by_sig.get(sig)
         if got is None:
             got = self._by_sig[sig] = self._new(data, world)
@@ -124,17 +126,15 @@ class Classes:
         return got
 
     def _shape(self, data: Mapping[str, JSONValue]) -> None:
-        """Read the fields of the first plain entry: the others most likely have the same."""
+        """Read the fields of the first plain entry: the others most likely have the same
+        (and a list or object where it has one, such as ``triggers: []``)."""
         self._shaped = True
         fields = [f for f in self._fields if f not in NOT_PLAIN]
         present = [f for f in fields if f in data]
-        self._getter = None
-        if len(present) == len(fields) and len(present) >= 2:
-            self._getter = operator.itemgetter(*present)
-            self._missing = frozenset(NOT_PLAIN)
-        elif len(present) >= 2:
-            self._getter = operator.itemgetter(*present)
-            self._missing = frozenset((*(f for f in fields if f not in present), *NOT_PLAIN))
+        self._boxes = tuple(f for f in present if isinstance(data[f], (list, dict)))
+        scalars = [f for f in present if f not in self._boxes]
+        self._getter = operator.itemgetter(*scalars) if len(scalars) >= 2 else None
+        self._missing = frozenset((*(f for f in fields if f not in present), *NOT_PLAIN))
 
     def _cid(self, known: Facts) -> int:
         plan = self._plan
