@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import math
 import operator
@@ -79,11 +78,6 @@ def parse_json(text: str | bytes, *, bounds: JSONBounds | None = DEFAULT_JSON_BO
     """``JSON.parse``: objects come back with their keys in JavaScript enumeration order;
     the ``NaN`` / ``Infinity`` literals Python would accept are refused.
 
-    The cyclic garbage collector is paused while the C scanner builds the value (and
-    resumed after, if it was running): a parsed JSON value holds no reference cycle, and
-    a 5,000-entry book would otherwise run about twenty collections over its own
-    half-built objects.
-
     Args:
         text: the JSON text.
         bounds: size limits checked on the text before it is parsed (``None``: the caller
@@ -95,14 +89,10 @@ def parse_json(text: str | bytes, *, bounds: JSONBounds | None = DEFAULT_JSON_BO
     """
     if bounds is not None:
         check_json_bounds(text, bounds)
-    collecting = gc.isenabled()
-    if collecting:
-        gc.disable()
-    try:
-        return json.loads(text, object_hook=_object_hook(), parse_constant=_no_constants)
-    finally:
-        if collecting:
-            gc.enable()
+    # The cyclic collector is left running: pausing it during the parse only defers the
+    # same work (one collection over the whole young book right after, measured no cheaper
+    # than the ~20 small ones during the parse).
+    return json.loads(text, object_hook=_object_hook(), parse_constant=_no_constants)
 
 
 def reorder(value: JSONValue) -> JSONValue:
