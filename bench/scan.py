@@ -182,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="no straightforward run at 50k")
     parser.add_argument("--table", action="store_true", help="only the large.json turn table")
     parser.add_argument("--base", type=Path, help="also run the turn table on this checkout")
-    parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes for 'cold'")
+    parser.add_argument(
+        "--cold-runs", type=int, default=7, help="fresh processes per order for 'cold'"
+    )
     args = parser.parse_args(argv)
     if args.memory:
         print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MiB")

@@ -3,7 +3,8 @@ next-turn on ``golden/st-perf/large.json``, this checkout beside another one.
 
 - cold: a fresh process, from the book's bytes to the first ``ScanResult`` (interpreter
   start and imports excluded), split into loading (``parse_json`` + ``Book.from_json``)
-  and the first scan; stdlib ``json.loads`` of the same bytes beside it;
+  and the first scan; stdlib ``json.loads`` of the same bytes beside it, run first in half
+  of the processes and last in the others (see ``COLD``);
 - first: the first ``Session.generate`` once the ``Book`` is loaded (plan build, unseen text);
 - unseen / steady: a prepared book, with the per-line key cache dropped / kept;
 - next turn: a variant of the case where every 25th entry is sticky and every 40th has a
@@ -19,6 +20,7 @@ subprocess and prints both columns and their ratio.
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -34,6 +36,10 @@ from worldinfo.conformance.st import first_difference, message, observed, sessio
 from worldinfo.engine.fast.cache import ScanCache
 
 Case = Mapping[str, Any]
+# A fresh process: bytes -> first ScanResult (``load`` + ``first`` = ``total``), and stdlib
+# ``json.loads`` of the same bytes either before it ("json first": its value dropped at once,
+# so the worldinfo steps then reuse the memory it grew) or after it ("json last": everything
+# dropped first). A big parse that runs first in a process pays for growing the heap.
 COLD = """
 import json, sys, time
 from pathlib import Path
@@ -42,6 +48,12 @@ from worldinfo.conformance.st import message, session_for
 from worldinfo.types import Book
 data = Path(sys.argv[1]).read_bytes()
 name = sys.argv[2]
+json_first = sys.argv[3] == "json first"
+def stdlib():
+    c = time.process_time()
+    json.loads(data)
+    return time.process_time() - c
+before = stdlib() if json_first else None
 t0, c0 = time.perf_counter(), time.process_time()
 case = parse_json(data)
 try:  # parse_json's objects are in JavaScript order already: no copy (importers.load's path)
@@ -55,11 +67,13 @@ session.books = {name: book}
 step = case["steps"][0]
 result = session.generate(step.get("type", "normal"), append=[message(m) for m in step.get("append") or ()])
 t2, c2 = time.perf_counter(), time.process_time()
-json.loads(data)
-c3 = time.process_time()
+activated = len(result.activated)
+del case, book, session, step, result
+after = before if json_first else stdlib()
 print(json.dumps({"load": c1 - c0, "first": c2 - c1, "total": c2 - c0, "wall": t2 - t0,
-                  "json_loads": c3 - c2, "activated": len(result.activated)}))
+                  "json_loads": after, "activated": activated}))
 """
+ORDERS = ("json last", "json first")
 
 
 def _timed(fn: Callable[[], Any], out: list[tuple[float, float]]) -> Any:
@@ -78,22 +92,41 @@ def _median(pairs: list[tuple[float, float]]) -> dict[str, float]:
 
 
 def cold(path: Path, *, runs: int) -> dict[str, float]:
-    """Medians over ``runs`` fresh processes (ms of CPU time; ``total_wall_ms`` wall)."""
+    """Medians over ``runs`` fresh processes in each order of ``ORDERS``, alternating (ms of
+    CPU time; ``total_wall_ms`` wall). ``total`` / ``load`` / ``first`` come from the "json
+    last" runs (nothing ran before them in the process: the real cold path); ``json_loads``
+    from the "json first" runs likewise (the first big parse of its process), and
+    ``json_loads_after`` / ``load_after_json`` are the same steps when they ran second.
+    ``load_ratio_*`` are loading over ``json.loads`` in each order and their geometric mean.
+    """
     name = next(iter(parse_json(path.read_bytes())["books"]))
-    got = []
+    got: dict[str, list[dict[str, float]]] = {o: [] for o in ORDERS}
     checkout = Path(worldinfo.__file__).resolve().parent.parent  # ``-c`` puts the cwd first
-    for _ in range(runs):
+    for i in range(2 * runs):
+        order = ORDERS[i % 2]
         done = subprocess.run(
-            [sys.executable, "-c", COLD, str(path.resolve()), name],
+            [sys.executable, "-c", COLD, str(path.resolve()), name, order],
             capture_output=True,
             text=True,
             check=True,
             cwd=checkout,
         )
-        got.append(json.loads(done.stdout))
-    out = {f"{k}_ms": round(statistics.median(g[k] for g in got) * 1000, 1) for k in got[0]}
-    out.pop("activated_ms")
-    out["total_wall_ms"] = out.pop("wall_ms")
+        got[order].append(json.loads(done.stdout))
+
+    def med(order: str, key: str) -> float:
+        return round(statistics.median(g[key] for g in got[order]) * 1000, 1)
+
+    out = {k: med("json last", k) for k in ("total", "load", "first")}
+    out = {f"{k}_ms": v for k, v in out.items()}
+    out["total_wall_ms"] = med("json last", "wall")
+    out["json_loads_ms"] = med("json first", "json_loads")
+    out["json_loads_after_ms"] = med("json last", "json_loads")
+    out["load_after_json_ms"] = med("json first", "load")
+    first = out["load_after_json_ms"] / out["json_loads_ms"]
+    last = out["load_ms"] / out["json_loads_after_ms"]
+    out["load_ratio_json_first"] = round(first, 2)
+    out["load_ratio_json_last"] = round(last, 2)
+    out["load_ratio"] = round(math.sqrt(first * last), 2)
     return out
 
 
@@ -213,7 +246,9 @@ ROWS = (
     ("cold: bytes -> first result (CPU)", ("cold", "total_ms")),
     ("  of which loading", ("cold", "load_ms")),
     ("  of which the first scan", ("cold", "first_ms")),
-    ("  (stdlib json.loads of the bytes)", ("cold", "json_loads_ms")),
+    ("  (stdlib json.loads, first in its process)", ("cold", "json_loads_ms")),
+    ("  (stdlib json.loads, after the cold path)", ("cold", "json_loads_after_ms")),
+    ("  loading / json.loads, geometric mean of both orders", ("cold", "load_ratio")),
     ("  cold, wall", ("cold", "total_wall_ms")),
     ("first scan, book loaded", ("first", "cpu_ms")),
     ("unseen", ("unseen", "cpu_ms")),

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldinfo._js import bounds as bounds_module
-from worldinfo._js import js_key_order, parse_json
-from worldinfo.types import Book
+from worldinfo._js import in_js_order, js_key_order, parse_json
+from worldinfo.types import Book, Entry, Origin
 
 
 def _reference_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -154,3 +154,25 @@ def test_book_from_parsed_json_is_the_same_book_without_copying(text: str, keys:
     assert [_shape(dict(e.data)) for e in kept.entries] == [
         _shape(dict(e.data)) for e in copied.entries
     ]
+
+
+@pytest.mark.parametrize("js_ordered", [False, True])
+def test_book_entries_are_the_entries_the_dataclass_builds(js_ordered: bool) -> None:
+    origin = Origin(file="f.json", format="st-world", trusted=False)
+    obj: dict[str, Any] = {"entries": {"1": {"uid": 1}, "x": 3, "0": {"uid": 0}}, "name": "n"}
+    book = Book.from_json("B", obj, origin=origin, js_ordered=js_ordered)
+    # Entry equality reads every field: one the fast constructor left unset would raise
+    assert book.entries == (
+        Entry(data={"uid": 0}, origin=origin),
+        Entry(data={"uid": 1}, origin=origin),
+    )
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [["0", "1", "2"], ["a", "b"], ["2", "10", "x"], ["1", "0"], ["x", "1"], ["01", "1"], []],
+)
+def test_keys_already_in_order_come_back_as_the_same_list(keys: list[str]) -> None:
+    order = in_js_order(keys)
+    assert order == _reference_key_order(keys)
+    assert (order is keys) == (order == keys)

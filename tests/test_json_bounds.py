@@ -141,3 +141,50 @@ def test_str_input_is_measured_in_utf8_bytes() -> None:
     check_json_bounds(text, JSONBounds(max_json_string_bytes=20, max_json_items=1))
     with pytest.raises(JSONLimitError):
         check_json_bounds(text, JSONBounds(max_json_string_bytes=19))
+
+
+def _windows_accept(text: bytes, bounds: JSONBounds) -> bool:
+    """The window scan's answer alone (the whole-text count switched off)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds_module, "_within_at_once", lambda *_: False)
+        try:
+            check_json_bounds(text, bounds)
+        except JSONLimitError:
+            return False
+    return True
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_JSON, indent=st.sampled_from([None, 1]))
+def test_the_whole_text_count_answers_as_the_window_scan(value: Any, indent: Any) -> None:
+    text = json.dumps(value, ensure_ascii=False, indent=indent).encode("utf-8", "surrogatepass")
+    hidden = bounds_module._HIDES_QUOTE.sub(b"__", text)
+    exact = _exact_bounds(value)
+    for name in ("", *(f for f in exact.__dataclass_fields__ if getattr(exact, f) > 1)):
+        bounds = replace(exact, **{name: getattr(exact, name) - 1}) if name else exact
+        if len(hidden) <= bounds.max_json_string_bytes + 1:  # else it is not asked
+            assert bounds_module._within_at_once(hidden, bounds) == _windows_accept(text, bounds)
+
+
+# Junk: unbalanced brackets, strings left open, brackets and commas inside strings.
+_JUNK = st.lists(st.sampled_from(list(b'""[[]]{{}},a\\')), max_size=60).map(bytes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_JUNK, depth=st.integers(1, 6), items=st.integers(1, 30))
+def test_the_whole_text_count_accepts_nothing_the_window_scan_refuses(
+    text: bytes, depth: int, items: int
+) -> None:
+    bounds = JSONBounds(max_json_depth=depth, max_json_containers=items, max_json_items=items)
+    assert len(text) <= bounds.max_json_string_bytes + 1
+    hidden = bounds_module._HIDES_QUOTE.sub(b"__", text)
+    if bounds_module._within_at_once(hidden, bounds):
+        assert _windows_accept(text, bounds)
+
+
+def test_a_text_deeper_than_the_passes_goes_to_the_window_scan() -> None:
+    deep = b"[" * 40 + b"]" * 40
+    assert not bounds_module._within_at_once(deep, JSONBounds())
+    check_json_bounds(deep)  # still within the default depth of 100: the window scan says so
+    with pytest.raises(JSONLimitError, match="deeper than"):
+        check_json_bounds(deep, JSONBounds(max_json_depth=39))

@@ -18,6 +18,7 @@ from shared import corpus_file, corpus_names
 from worldinfo import importers
 from worldinfo.importers import schema as schema_module
 from worldinfo.importers.schema import schema_names, validator
+from worldinfo.importers.schema_batch import compile_batch
 from worldinfo.importers.schema_quick import compile_check
 
 IMPORT_SCHEMAS = [n for n in schema_names() if n != "authortest"]
@@ -109,3 +110,58 @@ def test_corpus_problems_do_not_depend_on_the_check(
     quick = list(importers.iter_problems(path))
     monkeypatch.setattr(schema_module, "quick_check", lambda _name: None)
     assert list(importers.iter_problems(path)) == quick
+
+
+def _subschemas(schema: Any) -> list[Any]:
+    """``schema`` and every schema inside it (the dict values that are schemas)."""
+    out = [schema]
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):
+                for sub in value.values():
+                    out += _subschemas(sub)
+            elif key in ("items", "additionalProperties"):
+                out += _subschemas(value)
+            elif key == "anyOf" and isinstance(value, list):
+                for sub in value:
+                    out += _subschemas(sub)
+    return out
+
+
+@pytest.mark.parametrize("name", IMPORT_SCHEMAS)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_batch_proves_only_lists_the_check_passes_one_by_one(
+    name: str, data: st.DataObject
+) -> None:
+    schema = validator(name).schema
+    names = sorted(_names(schema, {"x"}))
+    for sub in _subschemas(schema):
+        batch, check = compile_batch(sub), compile_check(sub)
+        if batch is None or check is None:
+            continue
+        values = data.draw(st.lists(_values(names), max_size=5))
+        if batch(values):
+            assert all(map(check, values))
+
+
+def test_a_world_files_entries_are_proven_at_once_or_checked_one_by_one() -> None:
+    entry = validator("st-world").schema["properties"]["entries"]["additionalProperties"]
+    batch = compile_batch(entry)
+    assert batch is not None
+    good: list[Any] = [
+        {"uid": 0, "key": ["a", None], "content": "x", "position": 1},
+        {"uid": 1, "key": [], "keysecondary": ["b"], "content": None, "group": ""},
+        {"uid": 2, "comment": 5, "position": None},
+    ]
+    assert batch(good)
+    bad: list[Any] = [{"content": 5}, {"key": ["a", 1]}, {"position": "1"}, {"group": []}]
+    for wrong in bad:
+        assert not batch([*good, wrong])
+    assert not batch([*good, {"position": 2.0}])  # valid (a whole number), but not proven
+    check = compile_check(validator("st-world").schema)
+    assert check is not None
+    assert check({"entries": {str(i): e for i, e in enumerate(good)}})
+    assert check({"entries": {"0": {"position": 2.0}}})  # the one-by-one check decides
+    assert not check({"entries": {"0": good[0], "1": {"key": [1]}}})
+    assert check({"entries": good}) and not check({"entries": [*good, {"content": []}]})

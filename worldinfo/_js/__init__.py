@@ -25,6 +25,7 @@ from worldinfo._js.hashing import (
 )
 from worldinfo._js.objects import (
     canonical,
+    in_js_order,
     is_array_index,
     js_key_order,
     parse_json,
@@ -87,6 +88,7 @@ __all__ = [
     "ge",
     "get_path",
     "gt",
+    "in_js_order",
     "is_array_index",
     "js_key_order",
     "js_round",

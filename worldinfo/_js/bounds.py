@@ -13,6 +13,11 @@ window by window, so refusing costs a fraction of a second and one copy of the i
 3. what is left is structure: ``[`` + ``{`` are the containers, commas + containers bound
    the items, and the deepest nesting is the maximum running sum of brackets.
 
+A text short enough that no string in it can be too long (every book there is) is first
+counted whole (``_within_at_once``: one ``translate`` and a few passes over what is left,
+about half the time of the windows); only a text it cannot clear goes through the windows,
+which then name the bound it exceeds.
+
 Valid JSON within the bounds always passes and valid JSON outside them is always refused.
 Invalid JSON can pass: the parser then stops at its first error, and up to there it sees the
 same strings and brackets as this scan, so it never builds more than the bounds allow.
@@ -32,6 +37,8 @@ MiB = 1024 * 1024
 _WINDOW = 1 << 20
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _TWO_FOR_OPENERS = bytes.maketrans(b"[]{}", b"\x02\x00\x02\x00")
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
+_MOST_PASSES = 32  # deeper texts go to the window scan (``max_depth``)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{},')
 _ANY_STRING = re.compile(rb'"[^"]*+(?:"|\Z)')
 _HIDES_QUOTE = re.compile(rb'\\[\\"]')  # an escaped backslash or quote
@@ -111,7 +118,12 @@ def structure_of(text: bytes) -> bytes:
     open/close and nothing outside a string is lost); cut the few strings left (those that
     hold a bracket or a comma, or one left open at the end).
     """
-    kept = text.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    return _cut_strings(text.translate(None, _NOT_STRUCTURE))
+
+
+def _cut_strings(kept: bytes) -> bytes:
+    # ``kept``: only quotes, brackets and commas (``structure_of`` after its first pass)
+    kept = kept.replace(b'""', b"")
     return _ANY_STRING.sub(b"", kept) if b'"' in kept else kept
 
 
@@ -172,6 +184,37 @@ class _Tally:
         self.depth += opens - structure.count(b"]") - structure.count(b"}")
 
 
+def _within_at_once(data: bytes, bounds: JSONBounds) -> bool:
+    """True when ``data`` (escapes hidden, no longer than ``max_json_string_bytes`` + 1, so
+    no string in it can be too long) is within every bound; ``False`` when it is not, or
+    may not be: the window scan then decides and names the bound.
+
+    The same counts as the window scan, over the whole text at once: one ``translate``,
+    the strings cut, then the items are the commas + containers and the depth is how many
+    passes of dropping every ``[]`` pair (brackets of one kind) leave nothing. Each pass
+    drops the innermost containers, so a balanced text is empty after exactly as many
+    passes as it is deep; an unbalanced one never is (the window scan then decides).
+    """
+    kept = data.translate(None, _NOT_STRUCTURE)
+    structure = _cut_strings(kept)
+    strings = (len(kept) - len(structure)) // 2  # at most: the quotes and what strings held
+    if strings > 2 * bounds.max_json_items + 1:
+        return False
+    brackets = structure.translate(_ONE_KIND, _NOT_BRACKETS)
+    opens = brackets.count(b"[")
+    commas = len(structure) - len(brackets)
+    if opens > bounds.max_json_containers or opens + commas > bounds.max_json_items:
+        return False
+    for _ in range(min(bounds.max_json_depth, _MOST_PASSES)):
+        if not brackets:
+            return True
+        fewer = brackets.replace(b"[]", b"")
+        if len(fewer) == len(brackets):
+            return False  # unbalanced
+        brackets = fewer
+    return not brackets
+
+
 def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS) -> None:
     """Refuse a JSON text that exceeds ``bounds``, before it is parsed.
 
@@ -195,6 +238,8 @@ def check_json_bounds(raw: bytes | str, bounds: JSONBounds = DEFAULT_JSON_BOUNDS
         return
     if b"\\" in data:  # one left-to-right pass pairs backslashes as the two replaces did
         data = _HIDES_QUOTE.sub(b"__", data)
+    if len(data) <= n + 1 and _within_at_once(data, bounds):
+        return
     short, tally, pos = _short_strings(n), _Tally(bounds), 0
     while pos < len(data):
         end = min(pos + _WINDOW, len(data))

@@ -18,15 +18,12 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from worldinfo.importers.schema_batch import ANNOTATIONS as _ANNOTATIONS
+from worldinfo.importers.schema_batch import compile_batch
 from worldinfo.interchange import JSONValue
 
 Check = Callable[[JSONValue], bool]
 
-# Keywords that never make a value invalid.
-_ANNOTATIONS = frozenset(
-    ("$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated")
-    + ("readOnly", "writeOnly")
-)
 _SCALARS = (str, int, float, type(None))
 _ABSENT: Any = object()
 
@@ -111,6 +108,7 @@ def _object_check(schema: Mapping[str, Any]) -> Check | None:
     rest = compile_check(extra)
     if rest is None:
         return None
+    rest_batch = compile_batch(extra)
 
     def check_object(x: JSONValue) -> bool:
         if not isinstance(x, dict):
@@ -126,7 +124,8 @@ def _object_check(schema: Mapping[str, Any]) -> Check | None:
         if rest is _never:
             return all(k in props for k in x)
         if not props:
-            return all(map(rest, x.values()))
+            values = list(x.values())
+            return (rest_batch is not None and rest_batch(values)) or all(map(rest, values))
         return all(rest(v) for k, v in x.items() if k not in props)
 
     return check_object
@@ -154,6 +153,9 @@ def _array_check(items: Any) -> Check | None:
     first = _leading_type(items)
     if first is not None:  # one C-speed pass over the items first (a list of key strings)
         return lambda x: not isinstance(x, list) or all(map(first, x)) or all(map(each, x))
+    batch = compile_batch(items)
+    if batch is not None:  # a list of entries: one pass per property, not one call per entry
+        return lambda x: not isinstance(x, list) or batch(x) or all(map(each, x))
     return lambda x: not isinstance(x, list) or all(map(each, x))
 
 
