@@ -51,7 +51,12 @@ class _Node:
 def test_a_response_reads_titles_and_keys_without_hashing_the_entries() -> None:
     hashed: list[int] = []
     entries = ({"uid": 3, "world": "w", "comment": "Harbour"}, {"uid": 4, "world": "w"})
-    result = ScanResult(_activated=entries, _finish=lambda: hashed.append(1))
+
+    def finish() -> tuple[dict[str, object], ...]:
+        hashed.append(1)
+        return entries
+
+    result = ScanResult(_activated=entries, _finish=finish)
     out = scan_json(result)
     assert result.activated_titles == ["Harbour", ""]
     assert out["activated"] == [{"uid": 3, "world": "w"}, {"uid": 4, "world": "w"}]
