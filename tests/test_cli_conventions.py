@@ -169,3 +169,25 @@ def test_import_says_how_many_entries_come_in_disabled(
     assert "1 of 10 entries come in disabled" in capsys.readouterr().err  # "Unfinished entry"
     assert main(["import", str(DATA / "eldoria" / "Eldoria.json"), "-o", str(tmp_path / "c")]) == 0
     assert "disabled" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["import", "{missing}"],
+        ["scan", "{missing}", "--chat", str(CHAT)],
+        ["explain", "{missing}", "--chat", str(CHAT)],
+        ["replay", "{missing}", "--chat", str(CHAT)],
+        ["memory", "query", "--db", "{missing}", "hello"],
+        ["golden", "{missing}"],
+    ],
+)
+def test_a_failing_command_names_itself_on_its_first_error_line(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "missing.json")
+    code = main([a.replace("{missing}", missing) for a in argv])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err.startswith(f"worldinfo {argv[0]}: "), err
+    assert missing in err.splitlines()[0]

@@ -104,7 +104,7 @@ def test_memory_query_bad_book_is_one_line_naming_it(
         book.write_text("not a book", encoding="utf-8")
     assert main(["memory", "query", "--db", store, "--book", str(book), "hi"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and str(book) in err and len(err.splitlines()) == 1
+    assert err.startswith("worldinfo memory: ") and str(book) in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("command", ["scan", "explain", "replay"])

@@ -69,7 +69,7 @@ def _cli(*argv: str, fsize: int | None = None) -> subprocess.CompletedProcess[st
 
 def _one_error_line(proc: subprocess.CompletedProcess[str], *words: str) -> None:
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("worldinfo memory: ") and proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     for word in words:
         assert word in proc.stderr
@@ -169,7 +169,7 @@ def test_tmpfs_full_or_read_only(tmp_path: Path, step: str) -> None:
     for name in ("ingest", "rebuild", "new"):
         run = out[name]
         assert run["rc"] == 1 and run["err"].count("\n") == 1, (name, run["err"])
-        assert run["err"].startswith("error: ") and "Traceback" not in run["err"]
+        assert run["err"].startswith("worldinfo memory: ") and "Traceback" not in run["err"]
         assert word in run["err"] or "Read-only" in run["err"], (name, run["err"])
     for name in ("query", "query_after"):
         assert out[name]["rc"] == 0, out[name]["err"]

@@ -1,7 +1,7 @@
 """``worldinfo memory query``: what the chat-history retriever finds for a text, and why.
 
 Prints the keywords, the ranked candidates and the pick (``--json``: all of it as JSON); a
-store that cannot be read is one ``error:`` line and exit 1, like the other store commands.
+store that cannot be read is one ``worldinfo memory:`` line and exit 1, like the other store commands.
 """
 
 from __future__ import annotations

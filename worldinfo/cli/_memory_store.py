@@ -1,6 +1,6 @@
 """``worldinfo memory ingest`` and ``salvage``: writing a retriever store from the CLI.
 
-Store work fails with one ``error:`` line and exit 1 (disk full, read-only, busy, damaged,
+Store work fails with one ``worldinfo memory:`` line and exit 1 (disk full, read-only, busy, damaged,
 missing): ``StoreError`` says which, and any ``sqlite3.Error`` or ``OSError`` that escapes it is
 printed the same way, never as a traceback (``fail``, used by ``memory query`` too).
 """
@@ -41,7 +41,7 @@ def fail(exc: BaseException) -> int:
         text = str(exc)
     else:
         text = f"{type(exc).__name__}: {exc}"
-    print(f"error: {' '.join(text.split())}", file=sys.stderr)
+    print(f"worldinfo memory: {' '.join(text.split())}", file=sys.stderr)
     return 1
 
 

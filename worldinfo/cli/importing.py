@@ -85,7 +85,7 @@ def _print_problems(err: object) -> None:
     from worldinfo.importers import LorebookImportError
 
     assert isinstance(err, LorebookImportError)
-    print(f"{err.file}: cannot import as {err.format}:", file=sys.stderr)
+    print(f"worldinfo import: {err.file}: cannot import as {err.format}:", file=sys.stderr)
     for problem in err.problems:
         print(f"  {problem.json_path}: {problem.message}", file=sys.stderr)
 

@@ -1,7 +1,7 @@
 """``worldinfo memory ingest|query|salvage``: the chat-history retriever's store from the CLI.
 
 The sub-commands run in ``_memory_store`` (ingest, salvage) and ``_memory_query`` (query).
-Store work fails with one ``error:`` line and exit 1 (disk full, read-only, busy, damaged,
+Store work fails with one ``worldinfo memory:`` line and exit 1 (disk full, read-only, busy, damaged,
 missing): ``StoreError`` says which, and any ``sqlite3.Error`` or ``OSError`` that escapes it is
 printed the same way, never as a traceback.
 """
