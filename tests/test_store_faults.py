@@ -69,7 +69,9 @@ def _cli(*argv: str, fsize: int | None = None) -> subprocess.CompletedProcess[st
 
 def _one_error_line(proc: subprocess.CompletedProcess[str], *words: str) -> None:
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.startswith("worldinfo memory: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("worldinfo memory: ") and proc.stderr.count("\n") == 1, (
+        proc.stderr
+    )
     assert "Traceback" not in proc.stderr
     for word in words:
         assert word in proc.stderr
