@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.engine.timed_effects import TYPES
+from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
 
@@ -50,8 +50,8 @@ class Facts(NamedTuple):
     """UTF-16 length of ``plain_content`` plus one (its line break in the budget text)."""
     prevent_recursion: bool
     """``preventRecursion`` is truthy: the content is not added to the recursion buffer."""
-    records: tuple[tuple[str, JSONValue], ...]
-    """The truthy ``sticky``/``cooldown`` values, in ``TYPES`` order (what ``write`` records)."""
+    may_record: bool
+    """``timed_effects.may_record``: activating the entry writes a timed-effect record."""
     order: float
     """``Number(order)``: the assembly sorts by it, descending."""
     bucket: int
@@ -64,11 +64,6 @@ class Facts(NamedTuple):
     """``role ?? 0``."""
     outlet: str | None
     """``String(outletName)`` when it is truthy, else ``None``."""
-
-    @property
-    def may_record(self) -> bool:
-        """``timed_effects.may_record`` of the entry."""
-        return bool(self.records)
 
 
 def facts_of(entry: RawEntry) -> Facts:
@@ -90,7 +85,7 @@ def facts_of(entry: RawEntry) -> Facts:
         plain,  # plain_content
         0 if plain is None else _js.utf16_len(plain) + 1,  # units
         _js.truthy(get("preventRecursion")),  # prevent_recursion
-        _records(entry),  # records
+        may_record(entry),  # may_record
         _js.to_number(get("order", UNDEFINED)),  # order
         bucket,
         _js.coalesce(get("depth", UNDEFINED), 4),  # depth
@@ -98,16 +93,6 @@ def facts_of(entry: RawEntry) -> Facts:
         _js.coalesce(get("role", UNDEFINED), 0),  # role
         _js.to_string(outlet) if _js.truthy(outlet) else None,  # outlet
     )
-
-
-def _records(entry: RawEntry) -> tuple[tuple[str, JSONValue], ...]:
-    """The truthy ``sticky``/``cooldown`` values in ``TYPES`` order (``may_record``'s test)."""
-    out: tuple[tuple[str, JSONValue], ...] = ()
-    for t in TYPES:
-        value = entry.get(t, UNDEFINED)
-        if _js.truthy(value):
-            out += ((t, value),)
-    return out
 
 
 Visits = tuple[tuple[frozenset[int], ...], list[int]]
