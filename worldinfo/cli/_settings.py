@@ -183,6 +183,26 @@ def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
     return convert
 
 
+def add_switch(p: argparse.ArgumentParser, name: str, *, what: str) -> None:
+    """Add the ``--NAME`` / ``--no-NAME`` pair for boolean setting ``name``.
+
+    Args:
+        p: the parser.
+        name: the ``Settings`` field (``--match-whole-words`` for ``match_whole_words``).
+        what: what turning it on does; the help adds the default. Left unset (``None``)
+            when neither flag is given, so a settings file's value stands.
+    """
+    flag = name.replace("_", "-")
+    p.add_argument(
+        f"--{flag}",
+        dest=name,
+        action="store_true",
+        default=None,
+        help=f"{what} {defaults_help(name)}",
+    )
+    p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+
+
 def defaults_help(name: str) -> str:
     """``(default: N)``: the value a setting takes without the flag or a settings file."""
     value = getattr(Settings(), name)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from worldinfo._record import record
 from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
-from worldinfo.cli._settings import defaults_help, flag_type, int_range
+from worldinfo.cli._settings import add_switch, defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
 
@@ -69,15 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(default: SillyTavern's defaults)",
     )
     for name, what in _SWITCHES:
-        flag = name.replace("_", "-")
-        p.add_argument(
-            f"--{flag}",
-            dest=name,
-            action="store_true",
-            default=None,
-            help=f"{what} {defaults_help(name)}",
-        )
-        p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+        add_switch(p, name, what=what)
     p.add_argument(
         "--chat",
         nargs="+",
