@@ -122,7 +122,8 @@ def test_a_bad_clock_is_a_usage_error_everywhere(
 def test_golden_names_a_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope"
     assert main(["golden", str(missing)]) == 1  # it was a FileNotFoundError traceback
-    assert capsys.readouterr().err == f"worldinfo golden: {missing}: no such file or folder\n"
+    err = capsys.readouterr().err
+    assert err == f"worldinfo golden: {missing}: cannot read: No such file or directory\n"
 
 
 def test_a_folder_without_test_files_does_not_pass(

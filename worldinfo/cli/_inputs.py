@@ -19,6 +19,7 @@ from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
     UsageError,
+    cannot_read,
     check_stdin_once,
     input_source,
     read_input,
@@ -94,7 +95,7 @@ def read_inputs(
         except importers.LorebookImportError as exc:
             raise InputError(str(exc)) from exc
         except OSError as exc:
-            raise InputError(f"{path}: {exc.strerror or exc}") from exc
+            raise InputError(cannot_read(path, exc)) from exc
         for book in imported.books:
             inputs.books[book.name] = book
         if imported.character is not None:
@@ -125,7 +126,7 @@ def read_chat(
             raw = read_input(chat, limit=limits.max_file_bytes)
             data = parse_json(raw, bounds=limits.json_bounds)
     except OSError as exc:
-        raise InputError(f"{chat}: {exc.strerror or exc}") from exc
+        raise InputError(cannot_read(chat, exc)) from exc
     except (ValueError, RecursionError):
         data = None
     if isinstance(data, list):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from worldinfo._js import JSONValue, parse_json
 from worldinfo._record import record
-from worldinfo.cli._conventions import UsageError, read_input
+from worldinfo.cli._conventions import UsageError, cannot_read, read_input
 from worldinfo.types import Settings, Strategy
 
 ST_PREFIX = "world_info_"
@@ -139,7 +139,7 @@ def read_settings_file(path: str) -> dict[str, JSONValue]:
     try:
         data = parse_json(read_input(path))
     except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from exc
+        raise UsageError(cannot_read(path, exc)) from exc
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not JSON ({exc})") from exc
     return settings_values(data, source=path)

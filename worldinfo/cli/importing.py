@@ -16,9 +16,11 @@ from worldinfo.cli._conventions import (
     STDIO,
     UsageError,
     add_json_flag,
+    cannot_read,
     check_stdin_once,
     input_source,
     print_json,
+    read_failure,
     read_input,
     write_output,
 )
@@ -103,7 +105,11 @@ def run_import(args: argparse.Namespace) -> int:
     from worldinfo.importers.writing import OutputRefused
 
     check_stdin_once([args.file])
-    src, name = input_source(args.file)
+    try:
+        src, name = input_source(args.file)
+    except OSError as exc:
+        print(f"worldinfo import: {cannot_read(args.file, exc)}", file=sys.stderr)
+        return 1
     try:
         imp = importers.load(src, name=name, trust=not args.untrusted, limits=limits_from(args))
     except importers.LorebookImportError as err:
@@ -161,7 +167,10 @@ def _validate_one(f: str, *, limits: Limits) -> dict[str, JSONValue]:
     from worldinfo import importers
     from worldinfo.lint import scan_stoppers
 
-    src, name = input_source(f)
+    try:
+        src, name = input_source(f)
+    except OSError as exc:
+        return _unreadable(f, exc)
     result, label, fmt, problems = importers.analyse(src, name=name, limits=limits)
     out: list[JSONValue] = [{"json_path": p.json_path, "message": p.message} for p in problems]
     books: list[Book] = list(result.books) if result is not None else []
@@ -183,7 +192,18 @@ def _validate_one(f: str, *, limits: Limits) -> dict[str, JSONValue]:
     }
 
 
+def _unreadable(f: str, exc: OSError) -> dict[str, JSONValue]:
+    """The ``--json`` record of a file that cannot be read: no format, one problem."""
+    problem = {"json_path": "$", "message": read_failure(exc)}
+    record: dict[str, JSONValue] = {"file": f, "format": None, "ok": False, "books": 0}
+    return {**record, "entries": 0, "disabled": 0, "problems": [problem], "warnings": []}
+
+
 def _validate_line(rec: dict[str, JSONValue]) -> list[str]:
+    if rec["format"] is None:  # not read at all
+        return [
+            f"FAIL {rec['file']}: {p['message']}" for p in rec["problems"] if isinstance(p, dict)
+        ]
     if not rec["ok"]:
         lines = [f"FAIL {rec['file']} ({rec['format']})"]
         for p in rec["problems"]:
