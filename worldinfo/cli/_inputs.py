@@ -37,6 +37,30 @@ class InputError(Exception):
     """A file given on the command line could not be used (the message says why)."""
 
 
+class NotABook(InputError):
+    """A chat was given where a book or card is expected; the message names the options
+    that take a chat."""
+
+    def __init__(self, path: str, *, what: str) -> None:
+        super().__init__(
+            f"{path}: a chat ({what}), not a lorebook or card; import converts books and "
+            "cards: a chat goes to scan --chat (or explain --chat, replay --chat, memory ingest)"
+        )
+
+
+def is_message_list(data: JSONValue) -> bool:
+    """Is ``data`` a chat as ``--chat`` reads a JSON list: each item a string, or an object
+    with a ``mes`` string (SillyTavern's message field)?"""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(
+            isinstance(m, str) or isinstance(m, dict) and isinstance(m.get("mes"), str)
+            for m in data
+        )
+    )
+
+
 @record(frozen=False, kw_only=False)
 class Inputs:
     """Everything read from the command line's files."""

@@ -92,6 +92,23 @@ def _print_problems(err: object) -> None:
         print(f"  {problem.json_path}: {problem.message}", file=sys.stderr)
 
 
+def _chat_error(src: str | bytes, path: str, *, limits: Limits) -> Exception | None:
+    """``NotABook`` when a file the importers refused is a JSON list of messages (what
+    ``scan --chat`` reads), else None."""
+    from worldinfo._js import parse_json
+    from worldinfo.cli._inputs import NotABook, is_message_list
+
+    try:
+        raw = src if isinstance(src, bytes) else read_input(path, limit=limits.max_file_bytes)
+        data = parse_json(raw, bounds=limits.json_bounds)
+    except (OSError, ValueError, RecursionError, UsageError):
+        return None
+    if not is_message_list(data):
+        return None
+    assert isinstance(data, list)
+    return NotABook(path, what=f"a JSON list of {len(data)} messages")  # scan --chat reads it
+
+
 def _disabled(books: Sequence[Book]) -> tuple[int, int]:
     """``(disabled, total)`` entries over ``books``."""
     entries = [e for b in books for e in b.entries or ()]
@@ -113,15 +130,25 @@ def run_import(args: argparse.Namespace) -> int:
     try:
         imp = importers.load(src, name=name, trust=not args.untrusted, limits=limits_from(args))
     except importers.LorebookImportError as err:
+        chat = _chat_error(src, args.file, limits=limits_from(args))
+        if chat is not None:
+            print(f"worldinfo import: {chat}", file=sys.stderr)
+            return 1
         _print_problems(err)
         return 1
     book = imp.book
     out: str | None = args.output
+    if imp.format in ("st-chat", "tavernai-chat"):
+        from worldinfo.cli._inputs import NotABook
+
+        what = "SillyTavern .jsonl" if imp.format == "st-chat" else "TavernAI, a list of strings"
+        print(f"worldinfo import: {NotABook(args.file, what=what)}", file=sys.stderr)
+        return 1
     if args.to == "st-world":
         if book is None:
             print(
                 f"worldinfo import: {args.file}: {imp.format} holds no lorebook to export "
-                "(import converts books and cards; a chat is read by scan --chat)",
+                "(import converts books and cards)",
                 file=sys.stderr,
             )
             return 1
