@@ -83,3 +83,12 @@ def test_lint_reports_the_unreadable_file_as_a_finding(
     out = capsys.readouterr().out.splitlines()
     assert f"{missing}: $: WI000 error: cannot read: {MISSING}" in out
     assert not any("cannot import as" in line for line in out)
+
+
+def test_test_lists_the_unreadable_file_like_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such.witest.json"
+    assert main(["test", str(missing)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"ERROR {missing}: cannot read: {MISSING}"

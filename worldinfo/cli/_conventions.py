@@ -123,9 +123,19 @@ def input_source(path: str) -> tuple[str | bytes, str | None]:
     """
     if path == STDIO:
         return read_input(path), STDIN_NAME
+    check_readable(path)
+    return path, None
+
+
+def check_readable(path: str) -> None:
+    """Open ``path`` for reading and close it.
+
+    Raises:
+        OSError: it cannot be opened (missing, a folder, no permission); ``cannot_read``
+            words it.
+    """
     with open(path, "rb"):
         pass
-    return path, None
 
 
 def write_output(path: str | None, data: bytes) -> None:
