@@ -44,8 +44,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _code(path: str | None) -> None:
-    """Import ``worldinfo`` from ``path`` (another checkout) or from this repository."""
-    sys.path.insert(0, str(Path(path).resolve() if path else ROOT))
+    """Import ``worldinfo`` from ``path`` (another checkout) or from this repository (after
+    ``PYTHONPATH``, so that ``PYTHONPATH=<checkout>`` measures that checkout)."""
+    if path:
+        sys.path.insert(0, str(Path(path).resolve()))
+    else:
+        sys.path.append(str(ROOT))
 
 
 def median_ms(fn: Callable[[], object], repeats: int) -> dict[str, float]:

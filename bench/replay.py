@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: base runs
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))
 
 from replay_data import FILLER  # the test data's filler words (tests/ is on sys.path above)
 

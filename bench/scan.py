@@ -37,6 +37,7 @@ import itertools
 
 import scan_turns  # bench/ is the script's directory
 
+import worldinfo
 from worldinfo._js import canonical, parse_json
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import first_difference, message, observed, session_for
@@ -138,7 +139,7 @@ def peak_memory(entries: int) -> float:
             "s.generate('normal'); s.generate('normal');"
             "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))"
         )
-        root = Path(__file__).resolve().parent.parent
+        root = Path(worldinfo.__file__).resolve().parent.parent  # the code measured here
         done = subprocess.run(
             [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
         )

@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: base runs
 
+import worldinfo
 from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_sqlite import SqliteStore
 
@@ -47,7 +48,8 @@ WRITER = textwrap.dedent(
                       "median_ms": waits[len(waits) // 2] * 1e3}))
     """
 )
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+# the writers run the code this process imported (PYTHONPATH=<checkout> when given)
+ENV = {**os.environ, "PYTHONPATH": str(Path(worldinfo.__file__).resolve().parent.parent)}
 
 
 def _run_writers(db: Path, names: list[str], n: int) -> tuple[float, list[dict[str, float]]]:

@@ -148,3 +148,36 @@ def test_lint_reads_sillytavern_settings_too(
     assert main(["lint", ELDORIA, "--settings", path]) == 0
     assert "WI005" not in capsys.readouterr().out  # whole words: no substring redundancy
     assert main(["lint", ELDORIA, "--settings", _file(tmp_path, {"x": 1})]) == 2
+
+
+def _switch_actions(command: str) -> dict[str, tuple[str, object, str | None]]:
+    """``--flag`` -> (dest, const, help) of every on/off switch of ``command``."""
+    from worldinfo.cli import build_parser
+
+    parser = build_parser(full=(command,))
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = sub.choices[command]._actions
+    on = [a for a in actions if isinstance(a, argparse._StoreTrueAction) and a.default is None]
+    off = [a for a in actions if a.option_strings[:1] and a.option_strings[0][:5] == "--no-"]
+    return {a.option_strings[0]: (a.dest, a.const, a.help) for a in on + off}
+
+
+@pytest.mark.parametrize("command", ["scan", "lint"])
+def test_each_switch_is_an_on_off_pair_left_unset_by_default(command: str) -> None:
+    switches = _switch_actions(command)
+    ons = [s for s in switches if not s.startswith("--no-")]
+    assert "--recursive" in ons and "--match-whole-words" in ons
+    for on in ons:
+        dest, const, help_text = switches[on]
+        off = switches[f"--no-{on[2:]}"]
+        assert (const, off[:2]) == (True, (dest, False))
+        assert help_text is not None and "(default: " in help_text
+        assert off[2] == f"turn off {on}"
+
+
+def test_scan_and_lint_switches_read_the_same() -> None:
+    """One helper builds both commands' pairs: a switch both have is described alike."""
+    scan, lint = _switch_actions("scan"), _switch_actions("lint")
+    shared = scan.keys() & lint.keys()
+    assert {"--recursive", "--no-case-sensitive", "--match-whole-words"} <= shared
+    assert {s: scan[s] for s in shared} == {s: lint[s] for s in shared}

@@ -62,11 +62,50 @@ def test_lint_switch_defaults_are_the_settings_defaults(capsys: pytest.CaptureFi
     assert "more keys (default: false, or the --settings file's)" in out
 
 
-def test_import_of_a_chat_says_what_import_is_for(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["import", str(example("memory-chat.jsonl"))]) == 1
+CHAT_SAID = "not a lorebook or card; import converts books and cards: a chat goes to scan --chat"
+
+
+@pytest.mark.parametrize(
+    ("chat", "what"),
+    [
+        ("memory-chat.jsonl", "SillyTavern .jsonl"),
+        ("emberfall-chat.json", "a JSON list of 4 messages"),  # what scan --chat reads
+    ],
+)
+def test_import_of_a_chat_says_what_import_is_for(
+    chat: str, what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(example(chat))
+    assert main(["import", path]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("worldinfo import: ") and "memory-chat.jsonl" in err
-    assert "holds no lorebook" in err and "scan --chat" in err
+    assert err.startswith(f"worldinfo import: {path}: a chat ({what}), {CHAT_SAID} (or ")
+    assert err.count("\n") == 1 and "$" not in err  # one line, no schema problem list
+    assert main(["scan", str(example("emberfall.json")), "--chat", path]) == 0  # as it says
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("to", ["st-world", "card-v2"])
+def test_import_of_a_chat_from_stdin_or_as_a_card(
+    to: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    stdin = io.TextIOWrapper(io.BytesIO(b'["hello", "hi"]'))
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(["import", "-", "--to", to]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("worldinfo import: -: a chat (TavernAI, a list of strings), ")
+    assert captured.out == ""
+
+
+def test_a_list_of_other_objects_is_still_a_schema_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "list.json"
+    path.write_text('[{"key": ["a"], "content": "b"}]', encoding="utf-8")
+    assert main(["import", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot import as json:" in err and "a chat" not in err
 
 
 @pytest.fixture
@@ -122,7 +161,8 @@ def test_a_bad_clock_is_a_usage_error_everywhere(
 def test_golden_names_a_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope"
     assert main(["golden", str(missing)]) == 1  # it was a FileNotFoundError traceback
-    assert capsys.readouterr().err == f"worldinfo golden: {missing}: no such file or folder\n"
+    err = capsys.readouterr().err
+    assert err == f"worldinfo golden: {missing}: cannot read: No such file or directory\n"
 
 
 def test_a_folder_without_test_files_does_not_pass(

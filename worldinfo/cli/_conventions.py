@@ -5,6 +5,8 @@
 * Reporting commands take ``--json`` and print one JSON document (``print_json``).
 * Every option's help shows its default (``Parser`` adds it where the text does not).
 * ``UsageError`` is a request that cannot be honoured: ``main`` prints it and exits 2.
+* A file that cannot be read is ``PATH: cannot read: REASON`` (``cannot_read``), whatever
+  the command.
 """
 
 from __future__ import annotations
@@ -72,6 +74,21 @@ def check_stdin_once(paths: Iterable[str | None]) -> None:
         raise UsageError("'-' (stdin) can be given for one input only")
 
 
+def cannot_read(path: str, exc: OSError) -> str:
+    """``PATH: cannot read: REASON``: what every command says of a file it cannot read.
+
+    Args:
+        path: the file as the command line gave it.
+        exc: the error opening or reading it (its ``strerror``: "No such file or directory").
+    """
+    return f"{path}: {read_failure(exc)}"
+
+
+def read_failure(exc: OSError) -> str:
+    """``cannot read: REASON``: ``cannot_read`` without the path (for a record that has it)."""
+    return f"cannot read: {exc.strerror or exc}"
+
+
 def read_input(path: str, *, limit: int | None = None) -> bytes:
     """The bytes of ``path``, or of stdin for ``-`` (bounded like any imported file).
 
@@ -98,10 +115,27 @@ def read_input(path: str, *, limit: int | None = None) -> bytes:
 
 
 def input_source(path: str) -> tuple[str | bytes, str | None]:
-    """``(source, name)`` for ``importers.load``: the path, or stdin's bytes for ``-``."""
+    """``(source, name)`` for ``importers.load``: the path, or stdin's bytes for ``-``.
+
+    Raises:
+        OSError: the file cannot be opened (``cannot_read`` words it), checked here so that
+            a missing file is not reported as a file of the format its name suggests.
+    """
     if path == STDIO:
         return read_input(path), STDIN_NAME
+    check_readable(path)
     return path, None
+
+
+def check_readable(path: str) -> None:
+    """Open ``path`` for reading and close it.
+
+    Raises:
+        OSError: it cannot be opened (missing, a folder, no permission); ``cannot_read``
+            words it.
+    """
+    with open(path, "rb"):
+        pass
 
 
 def write_output(path: str | None, data: bytes) -> None:

@@ -19,6 +19,7 @@ from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
     UsageError,
+    cannot_read,
     check_stdin_once,
     input_source,
     read_input,
@@ -34,6 +35,30 @@ if TYPE_CHECKING:
 
 class InputError(Exception):
     """A file given on the command line could not be used (the message says why)."""
+
+
+class NotABook(InputError):
+    """A chat was given where a book or card is expected; the message names the options
+    that take a chat."""
+
+    def __init__(self, path: str, *, what: str) -> None:
+        super().__init__(
+            f"{path}: a chat ({what}), not a lorebook or card; import converts books and "
+            "cards: a chat goes to scan --chat (or explain --chat, replay --chat, memory ingest)"
+        )
+
+
+def is_message_list(data: JSONValue) -> bool:
+    """Is ``data`` a chat as ``--chat`` reads a JSON list: each item a string, or an object
+    with a ``mes`` string (SillyTavern's message field)?"""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(
+            isinstance(m, str) or isinstance(m, dict) and isinstance(m.get("mes"), str)
+            for m in data
+        )
+    )
 
 
 @record(frozen=False, kw_only=False)
@@ -94,7 +119,7 @@ def read_inputs(
         except importers.LorebookImportError as exc:
             raise InputError(str(exc)) from exc
         except OSError as exc:
-            raise InputError(f"{path}: {exc.strerror or exc}") from exc
+            raise InputError(cannot_read(path, exc)) from exc
         for book in imported.books:
             inputs.books[book.name] = book
         if imported.character is not None:
@@ -125,7 +150,7 @@ def read_chat(
             raw = read_input(chat, limit=limits.max_file_bytes)
             data = parse_json(raw, bounds=limits.json_bounds)
     except OSError as exc:
-        raise InputError(f"{chat}: {exc.strerror or exc}") from exc
+        raise InputError(cannot_read(chat, exc)) from exc
     except (ValueError, RecursionError):
         data = None
     if isinstance(data, list):

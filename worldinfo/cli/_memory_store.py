@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from worldinfo.cli._conventions import cannot_read
 from worldinfo.cli._inputs import InputError, read_chat
 from worldinfo.sources.retriever_chat import (
     ChatSync,
@@ -54,6 +55,8 @@ def _ingest_into(
             text = read_chat_text(chat)
             _, messages = parse_st_chat(text)
             dates = st_chat_dates(text)
+        except OSError as exc:
+            raise ValueError(cannot_read(str(chat), exc)) from exc
         except ValueError as exc:
             raise ValueError(f"{chat}: {exc}") from exc
     else:

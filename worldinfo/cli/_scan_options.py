@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue
 from worldinfo.cli._clock import add_clock_options
-from worldinfo.cli._settings import defaults_help, flag_type, int_range, read_settings_file
+from worldinfo.cli._settings import (
+    add_switch,
+    defaults_help,
+    flag_type,
+    int_range,
+    read_settings_file,
+)
 from worldinfo.types import GENERATION_TYPES, Settings
 
 if TYPE_CHECKING:
@@ -98,15 +104,7 @@ def add_scan_options(p: argparse.ArgumentParser) -> None:
             help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
         )
     for name in SWITCHES:
-        flag = name.replace("_", "-")
-        p.add_argument(
-            f"--{flag}",
-            dest=name,
-            action="store_true",
-            default=None,
-            help=f"{_FLAG_HELP[name]} {defaults_help(name)}",
-        )
-        p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+        add_switch(p, name, what=_FLAG_HELP[name])
     p.add_argument(
         "--max-context", type=int_range(0), default=8192, metavar="N", help="context size in tokens"
     )

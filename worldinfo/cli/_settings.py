@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from worldinfo._js import JSONValue, parse_json
 from worldinfo._record import record
-from worldinfo.cli._conventions import UsageError, read_input
+from worldinfo.cli._conventions import UsageError, cannot_read, read_input
 from worldinfo.types import Settings, Strategy
 
 ST_PREFIX = "world_info_"
@@ -139,7 +139,7 @@ def read_settings_file(path: str) -> dict[str, JSONValue]:
     try:
         data = parse_json(read_input(path))
     except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from exc
+        raise UsageError(cannot_read(path, exc)) from exc
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not JSON ({exc})") from exc
     return settings_values(data, source=path)
@@ -181,6 +181,26 @@ def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return convert
+
+
+def add_switch(p: argparse.ArgumentParser, name: str, *, what: str) -> None:
+    """Add the ``--NAME`` / ``--no-NAME`` pair for boolean setting ``name``.
+
+    Args:
+        p: the parser.
+        name: the ``Settings`` field (``--match-whole-words`` for ``match_whole_words``).
+        what: what turning it on does; the help adds the default. Left unset (``None``)
+            when neither flag is given, so a settings file's value stands.
+    """
+    flag = name.replace("_", "-")
+    p.add_argument(
+        f"--{flag}",
+        dest=name,
+        action="store_true",
+        default=None,
+        help=f"{what} {defaults_help(name)}",
+    )
+    p.add_argument(f"--no-{flag}", dest=name, action="store_false")
 
 
 def defaults_help(name: str) -> str:

@@ -13,6 +13,8 @@ from worldinfo.cli._conventions import (
     STDIN_NAME,
     STDIO,
     add_json_flag,
+    cannot_read,
+    check_readable,
     check_stdin_once,
     print_json,
     read_input,
@@ -62,6 +64,7 @@ def _load(path: Path) -> Suite:
     if str(path) == STDIO:
         text = read_input(STDIO).decode("utf-8", "replace")
         return load(Path.cwd() / STDIN_NAME, importer=IMPORTER, text=text)
+    check_readable(str(path))
     return load(path, importer=IMPORTER)
 
 
@@ -82,10 +85,11 @@ def run_tests(args: argparse.Namespace) -> int:
             print(f"[{i}/{len(paths)}] {path}", file=sys.stderr)
         try:
             suite = _load(path)
-        except AuthorTestError as exc:
-            records.append({"file": str(path), "case": None, "ok": False, "problem": str(exc)})
+        except (AuthorTestError, OSError) as exc:
+            problem = cannot_read(str(path), exc) if isinstance(exc, OSError) else str(exc)
+            records.append({"file": str(path), "case": None, "ok": False, "problem": problem})
             if not args.json:
-                print(f"ERROR {exc}")
+                print(f"ERROR {problem}")
             broken += 1
             continue
         results = run(suite)

@@ -13,6 +13,7 @@ from worldinfo.cli._conventions import (
     STDIO,
     UsageError,
     add_json_flag,
+    cannot_read,
     check_stdin_once,
     print_json,
     read_input,
@@ -52,13 +53,22 @@ def _outcomes(paths: list[str]) -> Iterator[Outcome]:
         yield from runner(data, Path("stdin.json"))
 
 
+def _unstattable(path: str) -> OSError | None:
+    """Why ``path`` (a case file or a folder of them) cannot be read, or None."""
+    try:
+        Path(path).stat()
+    except OSError as exc:
+        return exc
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the cases; print one line per failure and the summary line."""
     check_stdin_once(args.paths)
-    missing = [p for p in args.paths if p != STDIO and not Path(p).exists()]
+    missing = [(p, exc) for p in args.paths if p != STDIO and (exc := _unstattable(p))]
     if missing:
-        for p in missing:
-            print(f"worldinfo golden: {p}: no such file or folder", file=sys.stderr)
+        for p, exc in missing:
+            print(f"worldinfo golden: {cannot_read(p, exc)}", file=sys.stderr)
         return 1
     passed = failed = skipped = 0
     records: list[JSONValue] = []

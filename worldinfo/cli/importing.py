@@ -16,9 +16,11 @@ from worldinfo.cli._conventions import (
     STDIO,
     UsageError,
     add_json_flag,
+    cannot_read,
     check_stdin_once,
     input_source,
     print_json,
+    read_failure,
     read_input,
     write_output,
 )
@@ -90,6 +92,23 @@ def _print_problems(err: object) -> None:
         print(f"  {problem.json_path}: {problem.message}", file=sys.stderr)
 
 
+def _chat_error(src: str | bytes, path: str, *, limits: Limits) -> Exception | None:
+    """``NotABook`` when a file the importers refused is a JSON list of messages (what
+    ``scan --chat`` reads), else None."""
+    from worldinfo._js import parse_json
+    from worldinfo.cli._inputs import NotABook, is_message_list
+
+    try:
+        raw = src if isinstance(src, bytes) else read_input(path, limit=limits.max_file_bytes)
+        data = parse_json(raw, bounds=limits.json_bounds)
+    except (OSError, ValueError, RecursionError, UsageError):
+        return None
+    if not is_message_list(data):
+        return None
+    assert isinstance(data, list)
+    return NotABook(path, what=f"a JSON list of {len(data)} messages")  # scan --chat reads it
+
+
 def _disabled(books: Sequence[Book]) -> tuple[int, int]:
     """``(disabled, total)`` entries over ``books``."""
     entries = [e for b in books for e in b.entries or ()]
@@ -103,19 +122,33 @@ def run_import(args: argparse.Namespace) -> int:
     from worldinfo.importers.writing import OutputRefused
 
     check_stdin_once([args.file])
-    src, name = input_source(args.file)
+    try:
+        src, name = input_source(args.file)
+    except OSError as exc:
+        print(f"worldinfo import: {cannot_read(args.file, exc)}", file=sys.stderr)
+        return 1
     try:
         imp = importers.load(src, name=name, trust=not args.untrusted, limits=limits_from(args))
     except importers.LorebookImportError as err:
+        chat = _chat_error(src, args.file, limits=limits_from(args))
+        if chat is not None:
+            print(f"worldinfo import: {chat}", file=sys.stderr)
+            return 1
         _print_problems(err)
         return 1
     book = imp.book
     out: str | None = args.output
+    if imp.format in ("st-chat", "tavernai-chat"):
+        from worldinfo.cli._inputs import NotABook
+
+        what = "SillyTavern .jsonl" if imp.format == "st-chat" else "TavernAI, a list of strings"
+        print(f"worldinfo import: {NotABook(args.file, what=what)}", file=sys.stderr)
+        return 1
     if args.to == "st-world":
         if book is None:
             print(
                 f"worldinfo import: {args.file}: {imp.format} holds no lorebook to export "
-                "(import converts books and cards; a chat is read by scan --chat)",
+                "(import converts books and cards)",
                 file=sys.stderr,
             )
             return 1
@@ -161,7 +194,10 @@ def _validate_one(f: str, *, limits: Limits) -> dict[str, JSONValue]:
     from worldinfo import importers
     from worldinfo.lint import scan_stoppers
 
-    src, name = input_source(f)
+    try:
+        src, name = input_source(f)
+    except OSError as exc:
+        return _unreadable(f, exc)
     result, label, fmt, problems = importers.analyse(src, name=name, limits=limits)
     out: list[JSONValue] = [{"json_path": p.json_path, "message": p.message} for p in problems]
     books: list[Book] = list(result.books) if result is not None else []
@@ -183,7 +219,18 @@ def _validate_one(f: str, *, limits: Limits) -> dict[str, JSONValue]:
     }
 
 
+def _unreadable(f: str, exc: OSError) -> dict[str, JSONValue]:
+    """The ``--json`` record of a file that cannot be read: no format, one problem."""
+    problem = {"json_path": "$", "message": read_failure(exc)}
+    record: dict[str, JSONValue] = {"file": f, "format": None, "ok": False, "books": 0}
+    return {**record, "entries": 0, "disabled": 0, "problems": [problem], "warnings": []}
+
+
 def _validate_line(rec: dict[str, JSONValue]) -> list[str]:
+    if rec["format"] is None:  # not read at all
+        return [
+            f"FAIL {rec['file']}: {p['message']}" for p in rec["problems"] if isinstance(p, dict)
+        ]
     if not rec["ok"]:
         lines = [f"FAIL {rec['file']} ({rec['format']})"]
         for p in rec["problems"]:

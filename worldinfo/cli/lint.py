@@ -8,8 +8,14 @@ from collections.abc import Sequence
 
 from worldinfo._record import record
 from worldinfo.cli._commands import help_of
-from worldinfo.cli._conventions import add_json_flag, check_stdin_once, input_source, print_json
-from worldinfo.cli._settings import defaults_help, flag_type, int_range
+from worldinfo.cli._conventions import (
+    add_json_flag,
+    check_stdin_once,
+    input_source,
+    print_json,
+    read_failure,
+)
+from worldinfo.cli._settings import add_switch, defaults_help, flag_type, int_range
 from worldinfo.lint import SEVERITIES, Finding, LintOptions, count_by_code, lint
 from worldinfo.types import Book
 
@@ -69,15 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(default: SillyTavern's defaults)",
     )
     for name, what in _SWITCHES:
-        flag = name.replace("_", "-")
-        p.add_argument(
-            f"--{flag}",
-            dest=name,
-            action="store_true",
-            default=None,
-            help=f"{what} {defaults_help(name)}",
-        )
-        p.add_argument(f"--no-{flag}", dest=name, action="store_false")
+        add_switch(p, name, what=what)
     p.add_argument(
         "--chat",
         nargs="+",
@@ -109,7 +107,13 @@ def _load(files: Sequence[str]) -> _Loaded:
     for i, f in enumerate(files, 1):
         if progress:
             print(f"[{i}/{len(files)}] {f}", file=sys.stderr)
-        src, name = input_source(f)
+        try:
+            src, name = input_source(f)
+        except OSError as exc:
+            message = read_failure(exc)
+            finding = Finding(code="WI000", severity="error", json_path="$", message=message)
+            unreadable.append((f, finding))
+            continue
         result, _label, fmt, problems = importers.analyse(src, name=name)
         if result is None:
             for problem in problems:
@@ -155,16 +159,16 @@ def _options(args: argparse.Namespace) -> LintOptions:
 def _evidence(
     loaded: _Loaded, args: argparse.Namespace, options: LintOptions
 ) -> list[tuple[str, Finding]]:
-    """Findings from replaying ``args.chat`` against the readable files."""
-    from worldinfo.cli._inputs import InputError
+    """Findings from replaying ``args.chat`` against the readable files.
+
+    Raises:
+        InputError: a chat cannot be read.
+    """
     from worldinfo.cli.replay import replay_paths
     from worldinfo.lint.evidence import check_evidence
 
     files = [f for f, _ in loaded.files]
-    try:
-        stats = replay_paths(files, args.chat, args, settings=options.settings)
-    except InputError as exc:
-        raise SystemExit(f"worldinfo lint: {exc}") from None
+    stats = replay_paths(files, args.chat, args, settings=options.settings)
     owner: dict[str, str] = {}
     for f, books in loaded.files:
         for b in books:
@@ -180,7 +184,13 @@ def run(args: argparse.Namespace) -> int:
     options = _options(args)
     located = _lint_all(loaded, options, each=args.each)
     if args.chat:
-        located += _evidence(loaded, args, options)
+        from worldinfo.cli._inputs import InputError
+
+        try:
+            located += _evidence(loaded, args, options)
+        except InputError as exc:  # as scan and replay: one line, exit 1
+            print(f"worldinfo lint: {exc}", file=sys.stderr)
+            return 1
     findings = [x for _, x in located]
     rank = SEVERITIES.index(args.min_severity)
     shown = [(f, x) for f, x in located if SEVERITIES.index(x.severity) <= rank]

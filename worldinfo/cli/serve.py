@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from worldinfo.cli._commands import help_of
-from worldinfo.cli._conventions import add_json_flag, print_json
+from worldinfo.cli._conventions import add_json_flag, cannot_read, print_json
 
 TOKEN_ENV = "WORLDINFO_SERVE_TOKEN"
 KEEP_ALIVE_S = 15
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tokens = _tokens(args)
     except OSError as exc:
-        print(f"worldinfo serve: {args.token_file}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"worldinfo serve: {cannot_read(args.token_file, exc)}", file=sys.stderr)
         return 2
     if not _loopback(args.host) and not tokens:
         print(
