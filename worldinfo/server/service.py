@@ -189,7 +189,7 @@ class Service:
             touched: list[str] = []
             try:
                 with self._session(owner, session_id, touched=touched) as (tx, parsed, session):
-                    with self.slots:  # the scan; locks are taken and writes made outside
+                    with self._slot(session, parsed):  # locks and writes are outside it
                         out = fn(session, tx.row)
                         chat = list(session.chat)
                         row = tx.row
@@ -217,7 +217,7 @@ class Service:
             try:
                 with (
                     self._session(owner, session_id, touched=touched, write=False) as opened,
-                    self.slots,
+                    self._slot(opened[2], opened[1]),
                 ):
                     return fn(opened[2], opened[0].row)
             except Conflict:
@@ -226,6 +226,21 @@ class Service:
                 for store_id in touched:
                     self.memories.forget(store_id)
         raise Busy(f"session {session_id} is changing too fast; retry")
+
+    @contextmanager
+    def _slot(self, session: Session | None, parsed: Parsed | None) -> Iterator[None]:
+        """A scan slot (waiting for it is the ``slot`` phase) with a scan cache of the
+        session's book set: taken in the slot, one cache per book set serves every scan."""
+        with self.clock.phase("slot"):
+            self.slots.acquire()
+        try:
+            if session is None or parsed is None:
+                yield
+                return
+            with self.scan_caches.checkout(parsed.loaded.key) as session.scan_cache:
+                yield
+        finally:
+            self.slots.release()
 
     def _forget(self, owner: str, session_id: str, touched: list[str]) -> None:
         self.sessions.forget(owner, session_id)
@@ -239,7 +254,7 @@ class Service:
                 with (
                     self.storage.memory_tx(owner, store_id) as tx,
                     self.memories.checkout(tx, store_id) as store,
-                    self.slots,
+                    self._slot(None, None),
                 ):
                     out = fn(store)
                 return out
@@ -255,9 +270,10 @@ class Service:
         self, owner: str, session_id: str, *, touched: list[str], write: bool = True
     ) -> Iterator[tuple[SessionTransaction, Parsed, Session]]:
         known = self.sessions.get(owner, session_id)
-        with self.storage.session_tx(
+        opened = self.storage.session_tx(
             owner, session_id, known=None if known is None else known.row
-        ) as tx:
+        )
+        with self.clock.timed("db", opened) as tx:
             if known is not None and tx.row is known.row:
                 parsed = known
             else:
@@ -266,9 +282,7 @@ class Service:
                 self.sessions.put(parsed)
             with ExitStack() as stack:
                 session = build_session(parsed, tx.row)
-                session.scan_cache = stack.enter_context(
-                    self.scan_caches.checkout(parsed.loaded.key)
-                )
+                session.scan_cache = None  # one from the pool, in the scan slot (``_slot``)
                 memory = tx.row.config.get("memory")
                 if isinstance(memory, dict):
                     store_id = str(memory.get("store"))
