@@ -22,6 +22,11 @@ and ``adds(ms)`` the difference: what the server spends per generate on top of t
 on the same session states (HTTP, validation, the database, encoding), split into what ran
 in the request's pool thread around the scan (``pool``: the session fetch, persistence, the
 response object) and the rest (``loop``: the event loop's HTTP, JSON parsing and encoding).
+Under each row, the slowest 1% of its requests (the p99 and above) are taken apart with their
+own ``Server-Timing`` phases (see ``worldinfo.server.timing``): the time outside the app
+(HTTP, the event loop, the kernel, the client), the queue (the body, the session's earlier
+requests, a free thread), the wait for the scan slot, the database, the scan, the encoding
+and the rest, and how long the collector ran meanwhile.
 """
 
 from __future__ import annotations
@@ -117,12 +122,11 @@ async def _client(
     texts: list[str],
     budget: list[int],
     pids: set[int],
-    scans: list[tuple[float, float] | None],
     *,
     stop: float,
     think: float,
     rng: random.Random,
-) -> list[float]:
+) -> list[tuple[float, dict[str, float]]]:
     out = []
     n = 0
     if think:
@@ -134,12 +138,11 @@ async def _client(
         msg = {"name": "User", "is_user": True, "mes": texts[n % len(texts)]}
         t0 = time.perf_counter()
         r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
-        out.append(time.perf_counter() - t0)
+        latency = time.perf_counter() - t0
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
-        spent = _timing(r.headers.get("server-timing", ""))
-        scans.append((spent["scan-cpu"], spent["work-cpu"]) if "scan-cpu" in spent else None)
+        out.append((latency, _timing(r.headers.get("server-timing", ""))))
         n += 1
     return out
 
@@ -188,19 +191,20 @@ async def _run(
         cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
         think = think_ms / 1000
-        scans: list[tuple[float, float] | None] = []
         runs = await asyncio.gather(
             *(
-                _client(c, s, book["messages"], budget, pids, scans, stop=stop, think=think,
+                _client(c, s, book["messages"], budget, pids, stop=stop, think=think,
                         rng=random.Random(i))
                 for i, s in enumerate(sids)
             )
         )  # fmt: skip
         elapsed = time.perf_counter() - t0
         cpu = _cpu_s(pids) - cpu0
-    lat = sorted(x for run in runs for x in run)
-    scanned = [x for x in scans if x is not None]  # the starting commit sends no header
-    scanned = scanned if len(scanned) == len(lat) else []
+    done = sorted((x for run in runs for x in run), key=lambda x: x[0])
+    lat = [x[0] for x in done]
+    spent = [x[1] for x in done]
+    scanned = [(t["scan-cpu"], t["work-cpu"]) for t in spent if "scan-cpu" in t]
+    scanned = scanned if len(scanned) == len(lat) else []  # the starting commit: no header
     return {
         "sessions": sessions,
         "think_ms": think_ms,
@@ -212,7 +216,40 @@ async def _run(
         "scan_cpu_ms": statistics.fmean(x[0] for x in scanned) if scanned else None,
         "work_cpu_ms": statistics.fmean(x[1] for x in scanned) if scanned else None,
         "warm_s": warm_s,
+        "p99_phases": _slowest(done),
     }
+
+
+SLOW_PHASES = ("queue", "slot", "db", "scan", "scan-cpu", "encode", "gc")
+
+
+def _slowest(done: list[tuple[float, dict[str, float]]]) -> dict[str, float] | None:
+    """The mean phases (ms) of the slowest 1% of requests (at least one), from their
+    ``Server-Timing``: ``client`` is the latency the client saw, ``outside`` the part of it
+    before routing and after the response object (HTTP, the event loop, the kernel, the
+    client), ``rest`` the server's time in none of the named phases."""
+    slow = done[min(len(done) - 1, int(len(done) * 0.99)) :]
+    if not slow or "total" not in slow[0][1]:
+        return None  # the starting commit's header has no phases
+    out = {"n": float(len(slow)), "client": statistics.fmean(x[0] for x in slow) * 1000}
+    for name in ("total", "work", *SLOW_PHASES):
+        out[name] = statistics.fmean(t.get(name, 0.0) for _, t in slow)
+    named = sum(out[k] for k in ("queue", "slot", "db", "scan", "encode"))
+    out["rest"] = out["total"] - named
+    out["outside"] = out["client"] - out["total"]
+    return out
+
+
+def _slow_line(r: dict[str, Any]) -> str:
+    p = r.get("p99_phases")
+    if not p or "queue" not in p:
+        return ""
+    return (
+        f"      p99 requests ({p['n']:.0f}): {p['client']:.1f} ms = outside the app "
+        f"{p['outside']:.1f} + queue {p['queue']:.1f} + slot {p['slot']:.1f} + db {p['db']:.1f}"
+        f" + scan {p['scan']:.1f} (cpu {p['scan-cpu']:.1f}) + encode {p['encode']:.2f}"
+        f" + rest {p['rest']:.1f}; gc {p['gc']:.1f}"
+    )
 
 
 def _row(r: dict[str, Any]) -> str:
@@ -372,6 +409,8 @@ def main() -> None:
                                 row = asyncio.run(_run(url, books[label], n, think, args))
                                 print(("old  " if tag == "old" else "new  " if args.base else "")
                                       + _row(row), flush=True)  # fmt: skip
+                                if _slow_line(row):
+                                    print(_slow_line(row), flush=True)
                                 if args.json:
                                     print(json.dumps({"book": label, "workers": workers,
                                                       "code": tag, **row}))  # fmt: skip
