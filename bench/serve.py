@@ -21,7 +21,9 @@ of ``Session.generate`` inside those same requests (the server's ``Server-Timing
 and ``adds(ms)`` the difference: what the server spends per generate on top of the library,
 on the same session states (HTTP, validation, the database, encoding), split into what ran
 in the request's pool thread around the scan (``pool``: the session fetch, persistence, the
-response object) and the rest (``loop``: the event loop's HTTP, JSON parsing and encoding).
+response object), the worker's main thread (``loop``: the event loop's HTTP, routing and
+hand-offs, measured from ``/proc``, for the old code too) and the rest (``other``: the pool
+threads outside a request's work, e.g. taking the next job and waking the loop).
 Under each row, the slowest 1% of its requests (the p99 and above) are taken apart with their
 own ``Server-Timing`` phases (see ``worldinfo.server.timing``): the time outside the app
 (HTTP, the event loop, the kernel, the client), the queue (the body, the session's earlier
@@ -157,13 +159,19 @@ def _timing(header: str) -> dict[str, float]:
     return out
 
 
-def _cpu_s(pids: set[int]) -> float:
-    """CPU seconds (user + system) the server's worker processes used so far."""
-    total = 0.0
+def _stat_cpu(path: str) -> float:
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pids: set[int]) -> tuple[float, float]:
+    """CPU seconds (user + system) the server's worker processes used so far, and of that
+    their main threads' (the event loop's: HTTP, routing, the hand-offs to the pool)."""
+    total = loop = 0.0
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        total += _stat_cpu(f"/proc/{pid}/stat")
+        loop += _stat_cpu(f"/proc/{pid}/task/{pid}/stat")
+    return total, loop
 
 
 async def _run(
@@ -199,7 +207,8 @@ async def _run(
             )
         )  # fmt: skip
         elapsed = time.perf_counter() - t0
-        cpu = _cpu_s(pids) - cpu0
+        cpu1 = _cpu_s(pids)
+        cpu, loop = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
     done = sorted((x for run in runs for x in run), key=lambda x: x[0])
     lat = [x[0] for x in done]
     spent = [x[1] for x in done]
@@ -213,6 +222,7 @@ async def _run(
         "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
         "req_s": len(lat) / elapsed,
         "server_cpu_ms": cpu / len(lat) * 1000,
+        "loop_cpu_ms": loop / len(lat) * 1000,
         "scan_cpu_ms": statistics.fmean(x[0] for x in scanned) if scanned else None,
         "work_cpu_ms": statistics.fmean(x[1] for x in scanned) if scanned else None,
         "warm_s": warm_s,
@@ -253,11 +263,12 @@ def _slow_line(r: dict[str, Any]) -> str:
 
 
 def _row(r: dict[str, Any]) -> str:
-    scan, work, cpu = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"]
+    scan, work, cpu, loop = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"], r["loop_cpu_ms"]
     adds = (
-        "       —        —        —        —"
+        f"       —        —        — {loop:>8.2f}        —"
         if scan is None
-        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {cpu - work:>8.2f}"
+        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {loop:>8.2f}"
+        f" {cpu - work - loop:>8.2f}"
     )
     return (
         f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
@@ -346,7 +357,7 @@ def _library(code: str | None, n: int) -> dict[str, list[float]]:
 
 HEADER = (
     " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)"
-    " scan(ms) adds(ms)  (pool     loop)  warm(s)"
+    " scan(ms) adds(ms)  (pool     loop    other)  warm(s)"
 )
 
 
