@@ -239,7 +239,7 @@ def _slowest(done: list[tuple[float, dict[str, float]]]) -> dict[str, float] | N
     before routing and after the response object (HTTP, the event loop, the kernel, the
     client), ``rest`` the server's time in none of the named phases."""
     slow = done[min(len(done) - 1, int(len(done) * 0.99)) :]
-    if not slow or "total" not in slow[0][1]:
+    if not slow or "queue" not in slow[0][1]:
         return None  # the starting commit's header has no phases
     out = {"n": float(len(slow)), "client": statistics.fmean(x[0] for x in slow) * 1000}
     for name in ("total", "work", *SLOW_PHASES):
