@@ -21,7 +21,14 @@ of ``Session.generate`` inside those same requests (the server's ``Server-Timing
 and ``adds(ms)`` the difference: what the server spends per generate on top of the library,
 on the same session states (HTTP, validation, the database, encoding), split into what ran
 in the request's pool thread around the scan (``pool``: the session fetch, persistence, the
-response object) and the rest (``loop``: the event loop's HTTP, JSON parsing and encoding).
+response object), the worker's main thread (``loop``: the event loop's HTTP, routing and
+hand-offs, measured from ``/proc``, for the old code too) and the rest (``other``: the pool
+threads outside a request's work, e.g. taking the next job and waking the loop).
+Under each row, the slowest 1% of its requests (the p99 and above) are taken apart with their
+own ``Server-Timing`` phases (see ``worldinfo.server.timing``): the time outside the app
+(HTTP, the event loop, the kernel, the client), the queue (the body, the session's earlier
+requests, a free thread), the wait for the scan slot, the database, the scan, the encoding
+and the rest, and how long the collector ran meanwhile.
 """
 
 from __future__ import annotations
@@ -117,12 +124,11 @@ async def _client(
     texts: list[str],
     budget: list[int],
     pids: set[int],
-    scans: list[tuple[float, float] | None],
     *,
     stop: float,
     think: float,
     rng: random.Random,
-) -> list[float]:
+) -> list[tuple[float, dict[str, float]]]:
     out = []
     n = 0
     if think:
@@ -134,12 +140,11 @@ async def _client(
         msg = {"name": "User", "is_user": True, "mes": texts[n % len(texts)]}
         t0 = time.perf_counter()
         r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
-        out.append(time.perf_counter() - t0)
+        latency = time.perf_counter() - t0
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
-        spent = _timing(r.headers.get("server-timing", ""))
-        scans.append((spent["scan-cpu"], spent["work-cpu"]) if "scan-cpu" in spent else None)
+        out.append((latency, _timing(r.headers.get("server-timing", ""))))
         n += 1
     return out
 
@@ -154,13 +159,19 @@ def _timing(header: str) -> dict[str, float]:
     return out
 
 
-def _cpu_s(pids: set[int]) -> float:
-    """CPU seconds (user + system) the server's worker processes used so far."""
-    total = 0.0
+def _stat_cpu(path: str) -> float:
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pids: set[int]) -> tuple[float, float]:
+    """CPU seconds (user + system) the server's worker processes used so far, and of that
+    their main threads' (the event loop's: HTTP, routing, the hand-offs to the pool)."""
+    total = loop = 0.0
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        total += _stat_cpu(f"/proc/{pid}/stat")
+        loop += _stat_cpu(f"/proc/{pid}/task/{pid}/stat")
+    return total, loop
 
 
 async def _run(
@@ -188,19 +199,21 @@ async def _run(
         cpu0 = _cpu_s(pids)
         t0 = time.perf_counter()
         think = think_ms / 1000
-        scans: list[tuple[float, float] | None] = []
         runs = await asyncio.gather(
             *(
-                _client(c, s, book["messages"], budget, pids, scans, stop=stop, think=think,
+                _client(c, s, book["messages"], budget, pids, stop=stop, think=think,
                         rng=random.Random(i))
                 for i, s in enumerate(sids)
             )
         )  # fmt: skip
         elapsed = time.perf_counter() - t0
-        cpu = _cpu_s(pids) - cpu0
-    lat = sorted(x for run in runs for x in run)
-    scanned = [x for x in scans if x is not None]  # the starting commit sends no header
-    scanned = scanned if len(scanned) == len(lat) else []
+        cpu1 = _cpu_s(pids)
+        cpu, loop = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+    done = sorted((x for run in runs for x in run), key=lambda x: x[0])
+    lat = [x[0] for x in done]
+    spent = [x[1] for x in done]
+    scanned = [(t["scan-cpu"], t["work-cpu"]) for t in spent if "scan-cpu" in t]
+    scanned = scanned if len(scanned) == len(lat) else []  # the starting commit: no header
     return {
         "sessions": sessions,
         "think_ms": think_ms,
@@ -209,18 +222,53 @@ async def _run(
         "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
         "req_s": len(lat) / elapsed,
         "server_cpu_ms": cpu / len(lat) * 1000,
+        "loop_cpu_ms": loop / len(lat) * 1000,
         "scan_cpu_ms": statistics.fmean(x[0] for x in scanned) if scanned else None,
         "work_cpu_ms": statistics.fmean(x[1] for x in scanned) if scanned else None,
         "warm_s": warm_s,
+        "p99_phases": _slowest(done),
     }
 
 
+SLOW_PHASES = ("queue", "slot", "db", "scan", "scan-cpu", "encode", "gc")
+
+
+def _slowest(done: list[tuple[float, dict[str, float]]]) -> dict[str, float] | None:
+    """The mean phases (ms) of the slowest 1% of requests (at least one), from their
+    ``Server-Timing``: ``client`` is the latency the client saw, ``outside`` the part of it
+    before routing and after the response object (HTTP, the event loop, the kernel, the
+    client), ``rest`` the server's time in none of the named phases."""
+    slow = done[min(len(done) - 1, int(len(done) * 0.99)) :]
+    if not slow or "queue" not in slow[0][1]:
+        return None  # the starting commit's header has no phases
+    out = {"n": float(len(slow)), "client": statistics.fmean(x[0] for x in slow) * 1000}
+    for name in ("total", "work", *SLOW_PHASES):
+        out[name] = statistics.fmean(t.get(name, 0.0) for _, t in slow)
+    named = sum(out[k] for k in ("queue", "slot", "db", "scan", "encode"))
+    out["rest"] = out["total"] - named
+    out["outside"] = out["client"] - out["total"]
+    return out
+
+
+def _slow_line(r: dict[str, Any]) -> str:
+    p = r.get("p99_phases")
+    if not p or "queue" not in p:
+        return ""
+    return (
+        f"      p99 requests ({p['n']:.0f}): {p['client']:.1f} ms = outside the app "
+        f"{p['outside']:.1f} + queue {p['queue']:.1f} + slot {p['slot']:.1f} + db {p['db']:.1f}"
+        f" + scan {p['scan']:.1f} (cpu {p['scan-cpu']:.1f}) + encode {p['encode']:.2f}"
+        f" + rest {p['rest']:.1f}; gc {p['gc']:.1f}"
+    )
+
+
 def _row(r: dict[str, Any]) -> str:
-    scan, work, cpu = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"]
+    scan, work, cpu, loop = r["scan_cpu_ms"], r["work_cpu_ms"], r["server_cpu_ms"], r["loop_cpu_ms"]
     adds = (
-        "       —        —        —        —"
+        f"       —        —        — {loop:>8.2f}        —"
         if scan is None
-        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {cpu - work:>8.2f}"
+        else f"{scan:>8.2f} {cpu - scan:>8.2f} {work - scan:>8.2f} {loop:>8.2f}"
+        f" {cpu - work - loop:>8.2f}"
     )
     return (
         f"{r['sessions']:>9} {r['think_ms']:>9} {r['requests']:>8} {r['p50_ms']:>7.1f}"
@@ -309,7 +357,7 @@ def _library(code: str | None, n: int) -> dict[str, list[float]]:
 
 HEADER = (
     " sessions think(ms) requests p50(ms)  p99(ms)    req/s  cpu(ms)"
-    " scan(ms) adds(ms)  (pool     loop)  warm(s)"
+    " scan(ms) adds(ms)  (pool     loop    other)  warm(s)"
 )
 
 
@@ -372,6 +420,8 @@ def main() -> None:
                                 row = asyncio.run(_run(url, books[label], n, think, args))
                                 print(("old  " if tag == "old" else "new  " if args.base else "")
                                       + _row(row), flush=True)  # fmt: skip
+                                if _slow_line(row):
+                                    print(_slow_line(row), flush=True)
                                 if args.json:
                                     print(json.dumps({"book": label, "workers": workers,
                                                       "code": tag, **row}))  # fmt: skip

@@ -100,7 +100,7 @@ def test_a_worker_freezes_what_it_prepared_and_times_each_request(
 ) -> None:
     app = create_app(ServerConfig(database=str(tmp_path / "h.db")))
     server = app.state.server
-    server.service.heap.activate()
+    server.activate()
     card = example("archivist-card.json").read_bytes()
 
     async def chat() -> list[dict[str, float]]:
@@ -116,12 +116,17 @@ def test_a_worker_freezes_what_it_prepared_and_times_each_request(
             return timings
 
     try:
+        phases = {"total", "queue", "work", "work-cpu", "slot", "db", "scan", "scan-cpu"}
         for t in asyncio.run(chat()):
-            assert set(t) == {"total", "work", "work-cpu", "scan", "scan-cpu"}
+            assert set(t) == phases | {"encode", "gc"}
             assert 0 < t["scan"] < t["work"] < t["total"] and t["scan-cpu"] < t["work-cpu"]
+            assert t["queue"] + t["work"] <= t["total"]
+            assert t["slot"] + t["db"] + t["scan"] + t["encode"] < t["work"]
+            assert 0 <= t["gc"] <= t["total"]
         assert server.service.heap.full == 1  # one full collection; later ones were young
         assert gc.get_freeze_count() > 0
     finally:
+        server.gc.uninstall()
         server.pool.shutdown()
         server.service.storage.close()
 

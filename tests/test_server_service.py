@@ -86,8 +86,9 @@ def test_a_worker_uses_its_parsed_session_only_while_the_stored_version_has_not_
         alone.chat_metadata,
         alone.turn,
     )
-    # a reads the row on its first turn and after each write by b; b on both its turns
-    assert (a.sessions.misses, b.sessions.misses) == (3, 2)
+    # a made the session (its first turn finds it parsed) and reads the row again after
+    # each write by b; b reads it on both its turns
+    assert (a.sessions.misses, b.sessions.misses) == (2, 2)
     for svc in (a, b, one):
         svc.storage.close()
 
@@ -168,3 +169,16 @@ def test_a_generate_response_encodes_the_result_as_to_json_does(
     fast, want = scan_json(result), result.to_json()
     assert json.dumps(fast) == json.dumps(want)  # the same keys in the same order
     assert scan_json(ScanResult(error="boom")) == {"error": "boom"}
+
+
+def test_opening_a_session_prepares_its_books_once_for_every_session_of_the_worker(
+    tmp_path: Path,
+) -> None:
+    svc = Service(open_storage(str(tmp_path / "prep.db")), limits=Limits())
+    book = svc.import_upload("", example("emberfall.json").read_bytes(), name="e.json", trust=False)
+    sids = [h.create_session(svc, "", {"books": [book.id], "seed": s})["id"] for s in (1, 2, 3)]
+    assert svc.scan_caches.created == 1  # prepared by the first session's opening scan
+    for sid in sids:
+        h.generate(svc, "", sid, {"append": [_USER]})
+    assert (svc.scan_caches.created, svc.sessions.misses) == (1, 0)
+    assert [svc.storage.session("", sid).turn for sid in sids] == [1, 1, 1]  # dry: no turn

@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 import numbers
 import operator
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sized
+from typing import Any, cast
 
 from worldinfo.importers.schema_batch import ANNOTATIONS as _ANNOTATIONS
 from worldinfo.importers.schema_batch import compile_batch
@@ -168,8 +168,36 @@ def _any_of_check(subs: Any) -> Check | None:
     return _either([c for c in checks if c is not None])
 
 
+_SIZES: dict[str, tuple[type, Callable[[int, int], bool]]] = {
+    # the keyword: the type it applies to, and how len(value) must compare with its number
+    "maxLength": (str, operator.le),  # code points, as Python's len counts them
+    "minLength": (str, operator.ge),
+    "maxItems": (list, operator.le),
+    "minItems": (list, operator.ge),
+}
+
+
+def _size_check(key: str, bound: Any) -> Check | None:
+    if type(bound) is not int or bound < 0:
+        return None
+    kind, compare = _SIZES[key]
+    return lambda x: not isinstance(x, kind) or compare(len(cast(Sized, x)), bound)
+
+
+def _prefix_items_check(subs: Any) -> Check | None:
+    if not isinstance(subs, list):
+        return None
+    checks = [compile_check(s) for s in subs]
+    if any(c is None for c in checks):
+        return None
+    each = [c for c in checks if c is not None]
+    return lambda x: not isinstance(x, list) or all(c(v) for c, v in zip(each, x, strict=False))
+
+
 def _keyword_checks(schema: Mapping[str, Any]) -> list[Check] | None:
     checks: list[Check | None] = []
+    if "prefixItems" in schema and "items" in schema:
+        return None  # ``items`` would apply only after the prefix: not this module's rule
     for key, value in schema.items():
         if key in _ANNOTATIONS or key in ("properties", "additionalProperties", "required"):
             continue
@@ -183,6 +211,10 @@ def _keyword_checks(schema: Mapping[str, Any]) -> list[Check] | None:
             checks.append(_array_check(value))
         elif key == "anyOf":
             checks.append(_any_of_check(value))
+        elif key in _SIZES:
+            checks.append(_size_check(key, value))
+        elif key == "prefixItems":
+            checks.append(_prefix_items_check(value))
         else:
             return None  # a keyword this module does not know: jsonschema decides
     if any(k in schema for k in ("properties", "additionalProperties", "required")):
@@ -196,7 +228,8 @@ def compile_check(schema: Any) -> Check | None:
     """Compile ``schema`` into a predicate that is true exactly when jsonschema's draft 2020-12
     validator reports no error for a JSON value, or ``None`` when the schema uses a keyword
     outside this module's set (``type``, ``enum``, ``const``, ``properties``,
-    ``additionalProperties``, ``required``, ``items``, ``anyOf``, annotations).
+    ``additionalProperties``, ``required``, ``items``, ``prefixItems``, ``anyOf``,
+    ``minLength``, ``maxLength``, ``minItems``, ``maxItems``, annotations).
 
     Args:
         schema: a JSON Schema (object or boolean).

@@ -3,9 +3,9 @@
 Every request but ``/v1/health`` and ``/openapi.json`` needs the bearer token when the server
 has tokens; a token's hash is the caller's principal, and every id a request names is looked
 up under that principal only (ids are 128-bit random as well). Bodies are read up to a byte
-limit. Work runs in a bounded thread pool, off the event loop, JSON parsing included (the
-scans themselves take turns, see ``Service``); requests for one session queue on a lock in the worker before they
-reach the database's own lock. Nothing from a request is used as a path.
+limit. Work runs in a bounded thread pool, off the event loop, JSON parsing and encoding
+included (scans take turns, see ``Service``); requests for one session queue on a lock in
+the worker before the database's own. Nothing from a request is used as a path.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
@@ -33,15 +33,17 @@ from worldinfo.importers import Limits, Problem
 from worldinfo.server import handlers as h
 from worldinfo.server import timing
 from worldinfo.server.backends import open_storage
-from worldinfo.server.encode import FastJSONResponse
+from worldinfo.server.encode import Encoded, FastJSONResponse, encode
 from worldinfo.server.errors import HttpError, error_response
 from worldinfo.server.service import Service
-from worldinfo.server.timing import RequestTiming
+from worldinfo.server.timing import GcClock, RequestTiming
 from worldinfo.server.wire import RequestError, openapi
 
 log = logging.getLogger(__name__)
 MiB = 1024 * 1024
 CONFIG_ENV = "WORLDINFO_SERVE_CONFIG"
+Work = Callable[[Request, str], Awaitable[tuple[int, Any]]]
+"""An endpoint's work: the request and its caller's principal to a status and a body."""
 JSON_BOUNDS = JSONBounds()
 """The bounds the importers apply to a JSON file, applied to request bodies as well."""
 
@@ -66,15 +68,7 @@ class ServerConfig:
 
     def to_json(self) -> str:
         """The config as the environment passes it to worker processes."""
-        return json.dumps(
-            {
-                "database": self.database,
-                "token_hashes": list(self.token_hashes),
-                "max_body": self.max_body,
-                "max_upload": self.max_upload,
-                "threads": self.threads,
-            }
-        )
+        return json.dumps(asdict(self))  # the tuple of hashes becomes a list
 
 
 def token_hash(token: str) -> str:
@@ -93,6 +87,12 @@ class Server:
         # connections (one per thread), so a worker never holds more than ``threads``.
         self.pool = ThreadPoolExecutor(config.threads, thread_name_prefix="worldinfo")
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self.gc = GcClock()  # the collector's pauses, once ``activate``d
+
+    def activate(self) -> None:
+        """This process is a worker: tune and freeze its collector, and time its pauses."""
+        self.service.heap.activate()
+        self.gc.install()
 
     def owner(self, request: Request) -> str:
         """The caller's principal (raises 401 without a valid token)."""
@@ -144,9 +144,16 @@ class Server:
     async def run_json(
         self, request: Request, fn: Callable[[Any], Any], *, session: str | None = None
     ) -> Any:
-        """``run(fn(body))`` with the request's JSON body, parsed in the pool thread."""
+        """``run(fn(body))`` with the request's JSON body, parsed in the pool thread, and the
+        response encoded there too (a large book's answer is some 43 kB)."""
         raw = await self.body(request, limit=self.config.max_body)
-        return await self.run(lambda: fn(self.json(raw)), session=session)
+
+        def work() -> Encoded:
+            out = fn(self.json(raw))
+            with self.service.clock.phase("encode"):
+                return Encoded(body=encode(out))
+
+        return await self.run(work, session=session)
 
     async def run(self, fn: Callable[[], Any], *, session: str | None = None) -> Any:
         """Run blocking work in the pool; one at a time per session in this worker."""
@@ -181,13 +188,9 @@ def routes(server: Server) -> list[Route]:
     """Every route of the API (``openapi.json`` documents the same set)."""
     svc = server.service
 
-    def endpoint(
-        work: Callable[[Request, str], Awaitable[tuple[int, Any]]],
-        *,
-        public: bool = False,
-    ) -> Callable[[Request], Awaitable[Response]]:
+    def endpoint(work: Work, *, public: bool = False) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
-            spent = RequestTiming()
+            spent = RequestTiming(server.gc)
             timing.CURRENT.set(spent)
             try:
                 owner = "" if public else server.owner(request)
@@ -232,7 +235,7 @@ def routes(server: Server) -> list[Route]:
         row = await server.run(partial(svc.storage.session, owner, sid))
         return 200, h.session_json(row)
 
-    def on_session(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
+    def on_session(fn: Callable[..., Any]) -> Work:
         async def work(request: Request, owner: str) -> tuple[int, Any]:
             sid = request.path_params["session_id"]
             if request.method == "GET":
@@ -241,7 +244,7 @@ def routes(server: Server) -> list[Route]:
 
         return work
 
-    def on_memory(fn: Callable[..., Any]) -> Callable[[Request, str], Awaitable[tuple[int, Any]]]:
+    def on_memory(fn: Callable[..., Any]) -> Work:
         async def work(request: Request, owner: str) -> tuple[int, Any]:
             work = partial(fn, svc, owner, request.path_params["store_id"])
             return 200, await server.run_json(request, work)
@@ -293,5 +296,5 @@ def app_from_env() -> Starlette:
     data = json.loads(os.environ[CONFIG_ENV])
     data["token_hashes"] = tuple(data.get("token_hashes", ()))
     app = create_app(ServerConfig(**data))
-    app.state.server.service.heap.activate()  # this process is a worker: its collector too
+    app.state.server.activate()  # this process is a worker: its collector too
     return app

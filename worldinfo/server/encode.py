@@ -12,6 +12,7 @@ so the two never differ there.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -37,9 +38,18 @@ def encode(value: Any) -> bytes:
     ).encode("utf-8")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Encoded:
+    """A response body already encoded (in the pool thread, not on the event loop)."""
+
+    body: bytes
+
+
 class FastJSONResponse(JSONResponse):
     """``JSONResponse`` whose body is written by ``encode``."""
 
     def render(self, content: Any) -> bytes:
-        """The body for ``content``."""
+        """The body for ``content`` (an ``Encoded`` body as it is)."""
+        if isinstance(content, Encoded):
+            return content.body
         return encode(content)

@@ -14,8 +14,9 @@ from worldinfo.explain import render_trace, trace_json
 from worldinfo.importers import Imported, Problem
 from worldinfo.result import ScanResult
 from worldinfo.server.memory import PersistedMemory
-from worldinfo.server.service import Service, memory_settings_json, new_id
+from worldinfo.server.service import Service, memory_settings_json
 from worldinfo.server.storage import BookRow, MemoryRow, SessionRow
+from worldinfo.server.uploads import new_id
 from worldinfo.server.wire import (
     RequestError,
     canonical_object,

@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.importers import Problem
+from worldinfo.importers.schema_quick import Check, compile_check
 from worldinfo.result import ScanResult
 from worldinfo.types import Message, Persona, Settings
 
@@ -45,6 +46,33 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+def _inline(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
+    """``schema`` with its ``#/components/schemas/...`` references replaced by their schemas
+    (a reference left in place past a depth of 16 makes the compiled check give up)."""
+    if isinstance(schema, list):
+        return [_inline(s, components, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) == 1 and depth < 16:
+        name = ref.removeprefix("#/components/schemas/")
+        if name in components:
+            return _inline(components[name], components, depth + 1)
+    return {k: v if k == "enum" else _inline(v, components, depth) for k, v in schema.items()}
+
+
+@cache
+def _quick(name: str) -> Check:
+    """A yes/no check of component ``name`` (``importers.schema_quick``): yes means jsonschema
+    reports nothing; no (or a schema it cannot compile) leaves the answer to jsonschema."""
+    components = openapi()["components"]["schemas"]
+    return compile_check(_inline(components[name], components)) or _no
+
+
+def _no(_: JSONValue) -> bool:
+    return False
+
+
 def _path(parts: Sequence[object]) -> str:
     return "$" + "".join(f".{p}" for p in parts)
 
@@ -55,6 +83,9 @@ def check_body(name: str, body: JSONValue) -> dict[str, JSONValue]:
     Raises:
         RequestError: with every problem, sorted by JSON path.
     """
+    if _quick(name)(body):  # valid, as jsonschema would find (a turn's body: 0.3 ms less)
+        assert isinstance(body, dict)
+        return body
     errors = sorted(_validator(name).iter_errors(body), key=lambda e: list(map(str, e.path)))
     if errors:
         raise RequestError([Problem(_path(list(e.absolute_path)), e.message) for e in errors])
