@@ -45,7 +45,7 @@ def _ours(modules: set[str]) -> set[str]:
 
 
 def test_import_worldinfo_loads_nothing_else(tmp_path: Path) -> None:
-    assert _ours(_loaded("import worldinfo", tmp_path)) == {"worldinfo"}
+    assert _ours(_loaded("import worldinfo", tmp_path)) == {"worldinfo", "worldinfo._lazy"}
 
 
 def test_every_public_name_is_its_homes_object() -> None:
@@ -78,6 +78,7 @@ def test_help_loads_no_engine_importer_or_macro_module(tmp_path: Path) -> None:
     ours = _ours(_loaded(code, tmp_path))
     assert ours == {
         "worldinfo",
+        "worldinfo._lazy",
         "worldinfo.cli",
         "worldinfo.cli._commands",
         "worldinfo.cli._conventions",
