@@ -186,9 +186,10 @@ def test_an_upward_arrow_is_caught() -> None:
 
 
 # What ``worldinfo.importers`` may import from the rest of the package: the public API
-# (``worldinfo`` itself) and the public modules documented as such; ``_lazy`` is the one
-# PEP 562 ``__getattr__`` every lazy package ``__init__`` uses (no rule of the engine).
-PUBLIC_MODULES = ("worldinfo", "worldinfo.interchange", "worldinfo._lazy")
+# (``worldinfo`` itself) and the public modules documented as such; ``_lazy`` (the one PEP
+# 562 ``__getattr__`` of the lazy package ``__init__``\s) and ``_record`` (the value class
+# maker) are package mechanics, no rule of the engine.
+PUBLIC_MODULES = ("worldinfo", "worldinfo.interchange", "worldinfo._lazy", "worldinfo._record")
 
 
 def private_imports(graph: dict[str, set[str]], package: str) -> list[tuple[str, str]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from worldinfo import Character
+from worldinfo._record import record
 from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import reject
 from worldinfo.interchange import JSONValue, to_number, to_string, trim
@@ -21,7 +21,7 @@ _PYGMALION = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CardRead:
     """What a card yields: its version, the character, and the converted book (if any)."""
 

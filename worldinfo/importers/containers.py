@@ -6,8 +6,8 @@ import base64
 import binascii
 import io
 import zlib
-from dataclasses import dataclass
 
+from worldinfo._record import record
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
 from worldinfo.importers.limits import Limits, check_count, refuse
@@ -17,7 +17,7 @@ from worldinfo.interchange import JSONValue
 ZIP_MAGIC = b"PK\x03\x04"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Extracted:
     """Card (or NovelAI) JSON found inside a container.
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path, PurePath
 
 from worldinfo import Book, Character, Entry, Origin, TrustPolicy
+from worldinfo._record import replace
 from worldinfo.importers.cards import read_card
 from worldinfo.importers.chat import ChatRead, read_jsonl, read_legacy
 from worldinfo.importers.convert import (

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from dataclasses import field
 from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
@@ -20,7 +19,7 @@ import regex  # type: ignore[import-untyped,unused-ignore]
 from worldinfo._js.regex.fold import fold_text, prepare
 from worldinfo._js.regex.names import JSSyntaxError
 from worldinfo._js.regex.parse import translate
-from worldinfo._record import record
+from worldinfo._record import field, record
 
 log = logging.getLogger(__name__)
 
