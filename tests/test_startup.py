@@ -179,6 +179,41 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "worldinfo.macros.moment",
         "worldinfo.lint",
         "worldinfo.importers.export",
+        "dataclasses",  # worldinfo._record makes the value classes itself
+        "inspect",
+        "shutil",  # argparse reads the terminal's width only to print help (cli._conventions)
+        "bz2",
+        "lzma",
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
+
+
+@pytest.mark.parametrize("columns", ["20", "80", "200"])
+def test_the_fixed_width_check_formatter_changes_no_help_or_prog(
+    columns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Parser`` gives ``add_argument``/``add_subparsers`` a fixed-width formatter (no
+    ``shutil``): every prog and help text is what the terminal's width gives."""
+    import argparse
+
+    from worldinfo.cli import _conventions
+
+    class Plain(_conventions.Parser):
+        """``Parser`` with argparse's own formatter everywhere."""
+
+        def _get_formatter(self) -> argparse.HelpFormatter:
+            return argparse.ArgumentParser._get_formatter(self)
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = build_parser()
+    monkeypatch.setattr(_conventions, "Parser", Plain)
+    from worldinfo import cli
+
+    monkeypatch.setattr(cli, "Parser", Plain)
+    theirs = build_parser()
+    assert ours.format_help() == theirs.format_help()
+    for name in COMMANDS:
+        mine, plain = _subparser(ours, name), _subparser(theirs, name)
+        assert mine.prog == plain.prog, name  # type: ignore[attr-defined]
+        assert mine.format_help() == plain.format_help(), name  # type: ignore[attr-defined]
