@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
-import zlib
-
 from worldinfo._record import record
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
@@ -38,6 +33,9 @@ def _b64_json(tc: TextChunk, *, limits: Limits) -> JSONValue:
     text = tc.text.strip()
     if text.startswith("rcc||"):
         raise reject(where, "encrypted RisuAI card (rcc||); cannot be read without its password")
+    import base64  # only for PNG cards (start-up time: a world file needs none of these)
+    import binascii
+
     try:
         raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=False)
     except (binascii.Error, ValueError):
@@ -113,7 +111,9 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     Raises:
         Reject: on any of the above, a broken zip or a missing ``card.json``.
     """
+    import io
     import zipfile  # only for CHARX files (start-up time)
+    import zlib
 
     start = raw.find(ZIP_MAGIC)
     if start < 0:
