@@ -183,6 +183,7 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "inspect",
         "worldinfo.importers.convert",  # a world file needs no converter
         "base64",  # PNG cards only (importers.containers)
+        "logging",  # imported on a first log message (_lazy.lazy_logger)
         "shutil",  # argparse reads the terminal's width only to print help (cli._conventions)
         "bz2",
         "lzma",
@@ -219,3 +220,19 @@ def test_the_fixed_width_check_formatter_changes_no_help_or_prog(
         mine, plain = _subparser(ours, name), _subparser(theirs, name)
         assert mine.prog == plain.prog, name  # type: ignore[attr-defined]
         assert mine.format_help() == plain.format_help(), name  # type: ignore[attr-defined]
+
+
+def test_a_lazy_logger_is_its_modules_logger(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from worldinfo._lazy import lazy_logger
+
+    log = lazy_logger("worldinfo.startup_probe")
+    with caplog.at_level(logging.DEBUG, logger="worldinfo.startup_probe"):
+        log.debug("key %s", "x")
+        assert log.isEnabledFor(logging.DEBUG)
+    assert log.name == "worldinfo.startup_probe"
+    records = [(r.name, r.levelname, r.getMessage(), r.funcName) for r in caplog.records]
+    assert records == [
+        ("worldinfo.startup_probe", "DEBUG", "key x", "test_a_lazy_logger_is_its_modules_logger")
+    ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
 from worldinfo import Book, Character, Entry, Origin, TrustPolicy
+from worldinfo._lazy import lazy_logger
 from worldinfo._record import replace
 from worldinfo.importers.chat import ChatRead, read_jsonl, read_legacy
 from worldinfo.importers.detect import Sniffed, guess_format, sniff
@@ -18,7 +18,7 @@ from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
 from worldinfo.interchange import DEFAULT_TRUST, JSONValue, marked_untrusted
 
-log = logging.getLogger(__name__)
+log = lazy_logger(__name__)
 
 Source = str | os.PathLike[str] | bytes
 
