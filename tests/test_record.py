@@ -24,7 +24,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import worldinfo
-from worldinfo._record import _code_of, _frozen_setattr, _plain, init_code, init_text, record
+from worldinfo._record import (
+    _code_of,
+    _frozen_setattr,
+    _plain,
+    field_names,
+    init_code,
+    init_text,
+    record,
+)
+from worldinfo._record import field as record_field
+from worldinfo._record import replace as record_replace
 
 _KINDS = ("required", "default", "factory", "noinit_default", "noinit_factory")
 
@@ -48,9 +58,9 @@ def _declare(specs: list[tuple[str, bool, bool]], *, post_init: bool) -> str:
     return "\n".join(lines)
 
 
-def _make(text: str, decorator: Any) -> tuple[Any, list[object]]:
+def _make(text: str, decorator: Any, *, field: Any = dataclasses.field) -> tuple[Any, list[object]]:
     seen: list[object] = []
-    scope: dict[str, Any] = {"field": dataclasses.field, "MISSING": dataclasses.MISSING}
+    scope: dict[str, Any] = {"field": field, "MISSING": dataclasses.MISSING}
     scope["seen"] = seen
     exec(text, scope)  # noqa: S102 - the class text made above
     return decorator(scope["C"]), seen
@@ -91,9 +101,11 @@ def test_record_makes_what_dataclasses_makes(
     except TypeError as exc:  # positional: a field without default after one with
         with pytest.raises(TypeError, match=str(exc)):
             _make(text, record(**options))
+        with pytest.raises(TypeError, match=str(exc)):
+            _make(text, record(**options), field=record_field)
         assert not _plain(_make(text, lambda c: c)[0], kw_only=kw_only)
         return
-    ours, our_seen = _make(text, record(**options))
+    ours, our_seen = _make(text, record(**options), field=record_field)
     assert _plain(_make(text, lambda c: c)[0], kw_only=kw_only)
     assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
     assert ours.__init__.__annotations__ == theirs.__init__.__annotations__
@@ -117,6 +129,9 @@ def test_record_makes_what_dataclasses_makes(
         assert copy.deepcopy(a) == a and copy.copy(a) == a
         assert dataclasses.replace(a, **args) == a
         assert dataclasses.replace(b, **args) == b
+        assert record_replace(a, **args) == a
+        assert record_replace(b, **args) == b  # not a record: dataclasses.replace
+        assert field_names(a) == tuple(f.name for f in dataclasses.fields(b))
         if not kw_only:
             assert ours(*args.values()) == a and theirs(*args.values()) == b
         if not frozen:
@@ -214,6 +229,7 @@ def test_every_record_of_the_package_matches_its_dataclass() -> None:
         assert (cls.__setattr__ is _frozen_setattr) is frozen, cls
         assert str(inspect.signature(cls)) == str(inspect.signature(ref)), cls
         assert cls.__slots__ == ref.__slots__, cls
+        assert field_names(cls) == tuple(f.name for f in dataclasses.fields(cls)), cls
         required = [p for p in inspect.signature(cls).parameters.values() if p.default is p.empty]
         if required or hasattr(cls, "__post_init__"):
             continue

@@ -45,7 +45,7 @@ def _ours(modules: set[str]) -> set[str]:
 
 
 def test_import_worldinfo_loads_nothing_else(tmp_path: Path) -> None:
-    assert _ours(_loaded("import worldinfo", tmp_path)) == {"worldinfo"}
+    assert _ours(_loaded("import worldinfo", tmp_path)) == {"worldinfo", "worldinfo._lazy"}
 
 
 def test_every_public_name_is_its_homes_object() -> None:
@@ -78,6 +78,7 @@ def test_help_loads_no_engine_importer_or_macro_module(tmp_path: Path) -> None:
     ours = _ours(_loaded(code, tmp_path))
     assert ours == {
         "worldinfo",
+        "worldinfo._lazy",
         "worldinfo.cli",
         "worldinfo.cli._commands",
         "worldinfo.cli._conventions",
@@ -178,6 +179,60 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "worldinfo.macros.moment",
         "worldinfo.lint",
         "worldinfo.importers.export",
+        "dataclasses",  # worldinfo._record makes the value classes itself
+        "inspect",
+        "worldinfo.importers.convert",  # a world file needs no converter
+        "base64",  # PNG cards only (importers.containers)
+        "logging",  # imported on a first log message (_lazy.lazy_logger)
+        "shutil",  # argparse reads the terminal's width only to print help (cli._conventions)
+        "bz2",
+        "lzma",
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
+
+
+@pytest.mark.parametrize("columns", ["20", "80", "200"])
+def test_the_fixed_width_check_formatter_changes_no_help_or_prog(
+    columns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Parser`` gives ``add_argument``/``add_subparsers`` a fixed-width formatter (no
+    ``shutil``): every prog and help text is what the terminal's width gives."""
+    import argparse
+
+    from worldinfo.cli import _conventions
+
+    class Plain(_conventions.Parser):
+        """``Parser`` with argparse's own formatter everywhere."""
+
+        def _get_formatter(self) -> argparse.HelpFormatter:
+            return argparse.ArgumentParser._get_formatter(self)
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = build_parser()
+    monkeypatch.setattr(_conventions, "Parser", Plain)
+    from worldinfo import cli
+
+    monkeypatch.setattr(cli, "Parser", Plain)
+    theirs = build_parser()
+    assert ours.format_help() == theirs.format_help()
+    for name in COMMANDS:
+        mine, plain = _subparser(ours, name), _subparser(theirs, name)
+        assert mine.prog == plain.prog, name  # type: ignore[attr-defined]
+        assert mine.format_help() == plain.format_help(), name  # type: ignore[attr-defined]
+
+
+def test_a_lazy_logger_is_its_modules_logger(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from worldinfo._lazy import lazy_logger
+
+    log = lazy_logger("worldinfo.startup_probe")
+    with caplog.at_level(logging.DEBUG, logger="worldinfo.startup_probe"):
+        log.debug("key %s", "x")
+        assert log.isEnabledFor(logging.DEBUG)
+    assert log.name == "worldinfo.startup_probe"
+    records = [(r.name, r.levelname, r.getMessage(), r.funcName) for r in caplog.records]
+    assert records == [
+        ("worldinfo.startup_probe", "DEBUG", "key x", "test_a_lazy_logger_is_its_modules_logger")
+    ]

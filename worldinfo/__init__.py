@@ -93,20 +93,10 @@ _HOMES = {
 """Where each public name lives; ``import worldinfo`` loads none of them (start-up time)."""
 
 
-def _load(name: str) -> object:
-    """Import a public name's module on first use (PEP 562) and keep the value here."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'worldinfo' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
 if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
-    __getattr__ = _load
+    from worldinfo import _lazy
+
+    __getattr__ = _lazy.lazy_names("worldinfo", _HOMES, globals())
 
 
 def __dir__() -> list[str]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field
 
 from worldinfo._js import UNDEFINED, JSONValue, canonical
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.trace import Trace
 
 

@@ -19,10 +19,8 @@ Reasons (stable codes):
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 
 ACTIVATION_REASONS = ("key", "constant", "sticky", "decorator", "forced")
 

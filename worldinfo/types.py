@@ -8,11 +8,10 @@ exactly what faithfulness depends on. Accessors give typed views for callers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any
 
 from worldinfo._js import UNDEFINED, JSONValue, in_js_order, reorder, to_string
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.enums import Logic, Position, Role, ScanState, Strategy
 
 __all__ = [

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.authortest.model import AuthorTestError, Case, Importer, Ref, Step, Suite
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 

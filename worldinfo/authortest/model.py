@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.types import Book, Character, Message, Persona, Settings
 
 SUFFIX = ".witest.json"

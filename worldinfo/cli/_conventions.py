@@ -57,11 +57,34 @@ def _with_default(action: argparse.Action) -> str | None:
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose every option's help ends with its default."""
 
+    _adding = False
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         """As ``ArgumentParser.add_argument``; then the default joins the help text."""
-        action = super().add_argument(*args, **kwargs)
+        self._adding = True
+        try:
+            action = super().add_argument(*args, **kwargs)
+        finally:
+            self._adding = False
         action.help = _with_default(action)
         return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """As ``ArgumentParser.add_subparsers``; its usage prefix (the prog of each
+        sub-command) holds no positional yet, so no width changes it either."""
+        self._adding = True
+        try:
+            return super().add_subparsers(**kwargs)
+        finally:
+            self._adding = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """``add_argument`` makes a formatter only to check the metavar (``_format_args``,
+        which no width changes): that one gets a fixed width instead of the terminal's, read
+        by ``shutil`` (whose import is ``bz2`` and ``lzma``: start-up time)."""
+        if self._adding:
+            return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]
+        return super()._get_formatter()
 
 
 def check_stdin_once(paths: Iterable[str | None]) -> None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.cli._clock import ClockError, clock_from
 from worldinfo.cli._conventions import (
     STDIN_NAME,

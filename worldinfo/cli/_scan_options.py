@@ -8,10 +8,10 @@ generation type, the user name, the seed, ``--untrusted``, ``--limit`` and the c
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue
+from worldinfo._record import replace
 from worldinfo.cli._clock import add_clock_options
 from worldinfo.cli._settings import (
     add_switch,

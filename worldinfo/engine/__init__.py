@@ -24,17 +24,7 @@ _HOMES = {
 """Where each name lives: importing one phase module does not load the whole engine."""
 
 
-def _load(name: str) -> object:
-    """Import a name's module on first use (PEP 562)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'worldinfo.engine' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
 if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
-    __getattr__ = _load
+    from worldinfo import _lazy
+
+    __getattr__ = _lazy.lazy_names("worldinfo.engine", _HOMES, globals())

@@ -12,12 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey, RegexTimeout, shown
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.regex_limits import RegexClock, TimeoutMemo
 from worldinfo.engine.regex_outcomes import RegexOutcomes

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.engine.fast.entry_facts import AT_DEPTH, NO_BUCKET, OUTLET, Facts
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position, RawEntry

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import field
 
 from worldinfo._js.regex import DEFAULT_TIMEOUT, RegexKey, prepare_tables, regex_key, split_key
-from worldinfo._record import record
+from worldinfo._record import field, record
 
 DEFAULT_SCAN_BUDGET = 1.0
 """Seconds of regex matching allowed per scan, all keys and passes together."""

@@ -15,11 +15,10 @@ re-exports these names with ``NullSource``) sit above.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.types import Book, Message, ScanState, Settings
 
 if TYPE_CHECKING:

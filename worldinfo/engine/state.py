@@ -7,10 +7,9 @@ What only the fast path needs lives on its own object (``fast``, a ``FastScan``)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field
 
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.fast.scan import FastScan
 from worldinfo.engine.timed_effects import TimedEffects, entry_key

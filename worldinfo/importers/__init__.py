@@ -56,16 +56,9 @@ the exporters (start-up time). The readers above are not lazy: importing the sub
 ``load`` would otherwise shadow the function ``load`` on this package."""
 
 
-def _load(name: str) -> object:
-    """Import a public name's module on first use (PEP 562) and keep the value here."""
-    if name not in _EXPORTERS:
-        raise AttributeError(f"module 'worldinfo.importers' has no attribute {name!r}")
-    from worldinfo.importers import export
-
-    value = getattr(export, name)
-    globals()[name] = value
-    return value
-
-
 if not TYPE_CHECKING:  # type checkers see the imports above, and no other attribute
-    __getattr__ = _load
+    from worldinfo import _lazy
+
+    __getattr__ = _lazy.lazy_names(
+        "worldinfo.importers", dict.fromkeys(_EXPORTERS, "worldinfo.importers.export"), globals()
+    )

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from worldinfo import Character
-from worldinfo.importers.convert import convert_character_book
+from worldinfo._record import record
 from worldinfo.importers.errors import reject
 from worldinfo.interchange import JSONValue, to_number, to_string, trim
 
@@ -21,7 +20,7 @@ _PYGMALION = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CardRead:
     """What a card yields: its version, the character, and the converted book (if any)."""
 
@@ -107,6 +106,8 @@ def read_card(obj: Mapping[str, JSONValue], *, avatar: str = "", where: str = "$
     linked = ext.get("world") if isinstance(ext, dict) else None
     linked = linked if isinstance(linked, str) and linked else None
     if isinstance(book_obj, dict):
+        from worldinfo.importers.convert import convert_character_book  # only with a book
+
         world = convert_character_book(book_obj, where=book_path)
         # SillyTavern names the world it imports from a card after ``character_book.name``
         # (else "<name>'s Lorebook") and links it in ``extensions.world``; when a card is

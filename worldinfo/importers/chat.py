@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from worldinfo import Message
+from worldinfo._record import record
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
 from worldinfo.importers.limits import Limits, check_count
@@ -13,7 +13,7 @@ from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.interchange import JSONValue, to_string, truthy
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ChatRead:
     """A chat: its header, ``chat_metadata`` and the messages in file order."""
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
-import zlib
-from dataclasses import dataclass
-
+from worldinfo._record import record
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.jsonread import decode_text, load_json
 from worldinfo.importers.limits import Limits, check_count, refuse
@@ -17,7 +12,7 @@ from worldinfo.interchange import JSONValue
 ZIP_MAGIC = b"PK\x03\x04"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Extracted:
     """Card (or NovelAI) JSON found inside a container.
 
@@ -38,6 +33,9 @@ def _b64_json(tc: TextChunk, *, limits: Limits) -> JSONValue:
     text = tc.text.strip()
     if text.startswith("rcc||"):
         raise reject(where, "encrypted RisuAI card (rcc||); cannot be read without its password")
+    import base64  # only for PNG cards (start-up time: a world file needs none of these)
+    import binascii
+
     try:
         raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=False)
     except (binascii.Error, ValueError):
@@ -113,7 +111,9 @@ def card_from_charx(raw: bytes, *, limits: Limits) -> Extracted:
     Raises:
         Reject: on any of the above, a broken zip or a missing ``card.json``.
     """
+    import io
     import zipfile  # only for CHARX files (start-up time)
+    import zlib
 
     start = raw.find(ZIP_MAGIC)
     if start < 0:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from worldinfo._record import record
 from worldinfo.importers.cards import card_format
 from worldinfo.importers.chat import is_chat_header
 from worldinfo.importers.containers import ZIP_MAGIC, card_from_charx, card_from_png
@@ -26,7 +25,7 @@ _BY_SUFFIX = {
 _IMAGES = ((b"\xff\xd8\xff", "JPEG"), (b"RIFF", "WEBP"), (b"GIF8", "GIF"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Sniffed:
     """A parsed input and the format it will be read as."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from worldinfo._record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Problem:
     """One thing wrong with an input, located by a JSON path.
 

@@ -21,9 +21,9 @@ import os
 import struct
 import zlib
 from collections.abc import Mapping
-from dataclasses import replace
 
 from worldinfo import Book, Character, Entry, Origin
+from worldinfo._record import replace
 from worldinfo.importers.cards import card_data
 from worldinfo.importers.convert import convert_character_book
 from worldinfo.importers.errors import Reject

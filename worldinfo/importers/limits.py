@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, fields
 
+from worldinfo._record import field_names, record
 from worldinfo.importers.errors import Reject, reject
 from worldinfo.interchange import DEFAULT_JSON_BOUNDS, JSONBounds, JSONValue
 
 MiB = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Limits:
     """Resource bounds applied to every input.
 
@@ -60,7 +60,7 @@ class Limits:
         Raises:
             ValueError: on an unknown name or a value that is not a positive integer.
         """
-        names = {f.name for f in fields(cls)}
+        names = set(field_names(cls))
         changes: dict[str, int] = {}
         for part in filter(None, (p.strip() for p in settings.split(","))):
             name, _, value = (x.strip() for x in part.partition("="))
@@ -70,7 +70,7 @@ class Limits:
                 raise ValueError(f"limit {name} needs a positive integer, not {value!r}")
             changes[name] = int(value)
         old = base or DEFAULT_LIMITS
-        return cls(**{f.name: changes.get(f.name, getattr(old, f.name)) for f in fields(cls)})
+        return cls(**{n: changes.get(n, getattr(old, n)) for n in field_names(cls)})
 
 
 DEFAULT_LIMITS = Limits()

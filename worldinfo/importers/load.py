@@ -2,32 +2,23 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path, PurePath
 
 from worldinfo import Book, Character, Entry, Origin, TrustPolicy
-from worldinfo.importers.cards import read_card
+from worldinfo._lazy import lazy_logger
+from worldinfo._record import replace
 from worldinfo.importers.chat import ChatRead, read_jsonl, read_legacy
-from worldinfo.importers.convert import (
-    convert_agnai_memory_book,
-    convert_character_book,
-    convert_kobold_world_info,
-    convert_novel_lorebook,
-    convert_risu_lorebook,
-)
 from worldinfo.importers.detect import Sniffed, guess_format, sniff
 from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
 from worldinfo.importers.limits import DEFAULT_LIMITS, Limits, check_entry_count, refuse
 from worldinfo.importers.model import Imported
-from worldinfo.importers.png import crc_warnings
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
 from worldinfo.interchange import DEFAULT_TRUST, JSONValue, marked_untrusted
 
-log = logging.getLogger(__name__)
+log = lazy_logger(__name__)
 
 Source = str | os.PathLike[str] | bytes
 
@@ -113,6 +104,14 @@ def _world(s: Sniffed) -> tuple[dict[str, JSONValue], str | None]:
     assert isinstance(obj, dict)
     if s.format == "st-world":
         return obj, None
+    from worldinfo.importers.convert import (  # the other formats only (start-up time)
+        convert_agnai_memory_book,
+        convert_character_book,
+        convert_kobold_world_info,
+        convert_novel_lorebook,
+        convert_risu_lorebook,
+    )
+
     if s.format == "character-book":
         return convert_character_book(obj), None
     if s.format == "lorebook-v3":
@@ -163,6 +162,8 @@ def _build(
     if s.format.startswith("card-"):
         assert isinstance(s.obj, dict)
         avatar = file_name if s.carrier != "json" else ""
+        from worldinfo.importers.cards import read_card  # cards only (start-up time)
+
         card = read_card(s.obj, avatar=avatar)
         books: tuple[Book, ...] = ()
         if card.world is not None and card.book_name is not None:
@@ -210,6 +211,8 @@ def analyse(
             s, raw, label=label, file_name=file_name, trust=trust, limits=limits, policy=policy
         )
         if s.carrier == "png":
+            from worldinfo.importers.png import crc_warnings
+
             result = replace(result, warnings=crc_warnings(raw, limits=limits))
         return result, label, fmt, ()
     except Reject as exc:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from worldinfo import Book, Character, Message
+from worldinfo._record import field, record
 from worldinfo.importers.errors import Problem
 from worldinfo.interchange import JSONValue
 
@@ -29,7 +29,7 @@ FORMATS = (
 CARRIERS = ("json", "png", "charx", "jsonl")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Imported:
     """Everything one file contributes to a scan.
 

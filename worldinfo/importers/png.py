@@ -5,8 +5,8 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
+from worldinfo._record import record
 from worldinfo.importers.errors import Problem, Reject, reject
 from worldinfo.importers.limits import Limits, inflate, refuse
 
@@ -14,7 +14,7 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("chara", "ccv3")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Chunk:
     """One PNG chunk: its type, its data and where its bytes (with CRC) sit in the file."""
 
@@ -24,7 +24,7 @@ class Chunk:
     end: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TextChunk:
     """A decoded ``tEXt`` / ``zTXt`` / ``iTXt`` chunk.
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.types import Book, Entry, Settings
 
 SEVERITIES = ("error", "warning", "info")

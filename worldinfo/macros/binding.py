@@ -3,11 +3,11 @@ the variables carried in ``chat_metadata`` (``variables``, ``chat_id_hash``)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import overload
 
 from worldinfo._js import JSONValue
+from worldinfo._record import replace
 from worldinfo.macros.context import Card, MacroContext, MacroState
 from worldinfo.types import Character, Message, Persona
 
@@ -83,7 +83,7 @@ def generation_context(
 ) -> MacroContext:
     """The context of one generation: ``template`` (clock, zone, UI state, settings) with the
     session's names, card, chat, metadata, previous outlets and ``Math.random``."""
-    return dataclasses.replace(
+    return replace(
         template,
         user=persona.name,
         char=character.name if character is not None else "",

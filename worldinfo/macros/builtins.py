@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import Groups, greedy_quoted, lazy_to_close, re_sub, sub
+from worldinfo.macros.scan import Groups, LazyPattern, greedy_quoted, lazy_to_close, re_sub, sub
 
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -36,10 +36,10 @@ def word(name: str, fn: Callable[[Run], str], *, angle: bool = False) -> Pass:
     """A pass replacing ``{{name}}`` (``<name>`` with ``angle``); ``name`` may be
     alternatives joined by ``|``."""
     source = f"<{name}>" if angle else "{{(" + name + ")}}"
-    pattern = re.compile(r"<" + name + ">" if angle else r"\{\{(?:" + name + r")\}\}", _FLAGS)
+    pattern = LazyPattern(r"<" + name + ">" if angle else r"\{\{(?:" + name + r")\}\}", _FLAGS)
 
     def apply(run: Run, text: str) -> str:
-        return re_sub(pattern, text, lambda _m: fn(run), limit=run.settings.max_output)
+        return re_sub(pattern(), text, lambda _m: fn(run), limit=run.settings.max_output)
 
     alternatives = [a.lower() for a in name.split("|")]
     marker = f"<{alternatives[0]}>" if angle else "{{" + os.path.commonprefix(alternatives)
@@ -85,14 +85,14 @@ def instruct_passes(card_system: Callable[[Run], str]) -> list[Pass]:
     return out
 
 
-_TRIM = re.compile(r"\{\{trim\}\}", _FLAGS)
+_TRIM = LazyPattern(r"\{\{trim\}\}", _FLAGS)
 
 
 def _trim(_run: Run, text: str) -> str:
     """``(?:\\r?\\n)*{{trim}}(?:\\r?\\n)*`` without rescanning newline runs."""
     out: list[str] = []
     pos = 0
-    for m in _TRIM.finditer(text):
+    for m in _TRIM().finditer(text):
         start = m.start()
         if start < pos:
             continue
@@ -126,19 +126,19 @@ def utility_passes() -> list[Pass]:
     ]
 
 
-_REVERSE = re.compile(r"\{\{reverse:", _FLAGS)
-_COMMENT = re.compile(r"\{\{//")
-_BANNED = re.compile(r'\{\{banned "', _FLAGS)
+_REVERSE = LazyPattern(r"\{\{reverse:", _FLAGS)
+_COMMENT = LazyPattern(r"\{\{//")
+_BANNED = LazyPattern(r'\{\{banned "', _FLAGS)
 
 
 def _reverse(run: Run, text: str) -> str:
     shape = lazy_to_close(one_line=True, min_len=1)
-    return sub(text, _REVERSE, shape, lambda _s, g: g[0][::-1], limit=run.settings.max_output)
+    return sub(text, _REVERSE(), shape, lambda _s, g: g[0][::-1], limit=run.settings.max_output)
 
 
 def _comment(run: Run, text: str) -> str:
     shape = lazy_to_close(one_line=False, min_len=0)
-    return sub(text, _COMMENT, shape, lambda _s, _g: "", limit=run.settings.max_output)
+    return sub(text, _COMMENT(), shape, lambda _s, _g: "", limit=run.settings.max_output)
 
 
 def _banned(run: Run, text: str) -> str:
@@ -147,7 +147,7 @@ def _banned(run: Run, text: str) -> str:
             run.banned.append(g[0])
         return ""
 
-    return sub(text, _BANNED, greedy_quoted, one, limit=run.settings.max_output)
+    return sub(text, _BANNED(), greedy_quoted, one, limit=run.settings.max_output)
 
 
 MAX_PROMPT = word("maxPrompt", lambda run: str(run.ctx.max_context))

@@ -8,12 +8,12 @@ import re
 from worldinfo import _js
 from worldinfo._js.seedrandom import seedrandom_first
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import Finder, Groups, sub, until_brace
+from worldinfo.macros.scan import Finder, Groups, LazyPattern, sub, until_brace
 
-_ROLL = re.compile(r"\{\{roll[ :]", re.IGNORECASE | re.ASCII)
-_FORMULA = re.compile(r"([1-9][0-9]*)?d([1-9][0-9]*)([+-][0-9]+)?", re.IGNORECASE | re.ASCII)
+_ROLL = LazyPattern(r"\{\{roll[ :]", re.IGNORECASE | re.ASCII)
+_FORMULA = LazyPattern(r"([1-9][0-9]*)?d([1-9][0-9]*)([+-][0-9]+)?", re.IGNORECASE | re.ASCII)
 _CHOICE = {
-    word: re.compile(r"\{\{" + word + _js.JS_WS_CLASS + "?::?", re.IGNORECASE)
+    word: LazyPattern(r"\{\{" + word + _js.JS_WS_CLASS + "?::?", re.IGNORECASE)
     for word in ("random", "pick")
 }
 _ESCAPED_COMMA = "\ue000COMMA\ue000"
@@ -24,7 +24,7 @@ def roll(run: Run, formula: str) -> str:
     formula = _js.trim(formula)
     if formula.isascii() and formula.isdigit():
         formula = "1d" + formula
-    m = _FORMULA.fullmatch(formula)
+    m = _FORMULA().fullmatch(formula)
     if m is None:
         return ""
     count = float(m.group(1)) if m.group(1) else 1.0
@@ -42,7 +42,7 @@ def roll(run: Run, formula: str) -> str:
 
 def _roll_pass(run: Run, text: str) -> str:
     return sub(
-        text, _ROLL, until_brace(), lambda _s, g: roll(run, g[0]), limit=run.settings.max_output
+        text, _ROLL(), until_brace(), lambda _s, g: roll(run, g[0]), limit=run.settings.max_output
     )
 
 
@@ -66,7 +66,7 @@ def _random_pass(run: Run, text: str) -> str:
         choices = items(g[0])
         return choices[math.floor(run.ctx.random() * len(choices))]
 
-    return sub(text, _CHOICE["random"], _choice_shape, one, limit=run.settings.max_output)
+    return sub(text, _CHOICE["random"](), _choice_shape, one, limit=run.settings.max_output)
 
 
 def chat_id_hash(run: Run) -> int:
@@ -105,7 +105,7 @@ def pick_pass(raw: str) -> Pass:
             choices = items(g[0])
             return choices[math.floor(seedrandom_first(seed) * len(choices))]
 
-        return sub(text, _CHOICE["pick"], _choice_shape, one, limit=run.settings.max_output)
+        return sub(text, _CHOICE["pick"](), _choice_shape, one, limit=run.settings.max_output)
 
     return Pass(source="{{pick", apply=apply, marker="{{pick")
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import Groups, lazy_to_close, re_sub, sub
+from worldinfo.macros.scan import Groups, LazyPattern, lazy_to_close, re_sub, sub
 
 Message = Mapping[str, JSONValue]
 
@@ -101,15 +101,15 @@ def idle_duration(run: Run) -> str:
 
 
 def _word(name: str, fn: Callable[[Run], str]) -> Pass:
-    pattern = re.compile(r"\{\{" + name + r"\}\}", re.IGNORECASE | re.ASCII)
+    pattern = LazyPattern(r"\{\{" + name + r"\}\}", re.IGNORECASE | re.ASCII)
 
     def apply(run: Run, text: str) -> str:
-        return re_sub(pattern, text, lambda _m: fn(run), limit=run.settings.max_output)
+        return re_sub(pattern(), text, lambda _m: fn(run), limit=run.settings.max_output)
 
     return Pass(source="{{" + name + "}}", apply=apply)
 
 
-_OUTLET = re.compile(r"\{\{outlet::", re.IGNORECASE | re.ASCII)
+_OUTLET = LazyPattern(r"\{\{outlet::", re.IGNORECASE | re.ASCII)
 
 
 def _outlet(run: Run, text: str) -> str:
@@ -117,7 +117,7 @@ def _outlet(run: Run, text: str) -> str:
         return run.ctx.outlets.get(_js.trim(g[0]), "")
 
     return sub(
-        text, _OUTLET, lazy_to_close(one_line=True, min_len=1), one, limit=run.settings.max_output
+        text, _OUTLET(), lazy_to_close(one_line=True, min_len=1), one, limit=run.settings.max_output
     )
 
 

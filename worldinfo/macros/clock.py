@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from worldinfo.macros.run import Pass, Run
-from worldinfo.macros.scan import re_sub, sub, two_lazy, until_brace
+from worldinfo.macros.scan import LazyPattern, re_sub, sub, two_lazy, until_brace
 
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -19,30 +19,30 @@ def _format(value: datetime, fmt: str) -> str:
 
 
 def _formatted(name: str, fmt: str) -> Pass:
-    pattern = re.compile(r"\{\{" + name + r"\}\}", _FLAGS)
+    pattern = LazyPattern(r"\{\{" + name + r"\}\}", _FLAGS)
 
     def apply(run: Run, text: str) -> str:
         return re_sub(
-            pattern, text, lambda _m: _format(run.now(), fmt), limit=run.settings.max_output
+            pattern(), text, lambda _m: _format(run.now(), fmt), limit=run.settings.max_output
         )
 
     return Pass(source="{{" + name + "}}", apply=apply)
 
 
-_DATETIMEFORMAT = re.compile(r"\{\{datetimeformat +", _FLAGS)
+_DATETIMEFORMAT = LazyPattern(r"\{\{datetimeformat +", _FLAGS)
 
 
 def _datetimeformat(run: Run, text: str) -> str:
     return sub(
         text,
-        _DATETIMEFORMAT,
+        _DATETIMEFORMAT(),
         until_brace(allow_empty=True),
         lambda _s, g: _format(run.now(), g[0]),
         limit=run.settings.max_output,
     )
 
 
-_UTC = re.compile(r"\{\{time_UTC([-+]\d+)\}\}", _FLAGS)
+_UTC = LazyPattern(r"\{\{time_UTC([-+]\d+)\}\}", _FLAGS)
 
 
 def _time_utc(run: Run, text: str) -> str:
@@ -56,10 +56,10 @@ def _time_utc(run: Run, text: str) -> str:
             return "Invalid date"
         return _format(local, "LT")
 
-    return re_sub(_UTC, text, one, limit=run.settings.max_output)
+    return re_sub(_UTC(), text, one, limit=run.settings.max_output)
 
 
-_TIMEDIFF = re.compile(r"\{\{timeDiff::", _FLAGS)
+_TIMEDIFF = LazyPattern(r"\{\{timeDiff::", _FLAGS)
 
 
 def time_diff(run: Run, a: str, b: str) -> str:
@@ -76,7 +76,7 @@ def time_diff(run: Run, a: str, b: str) -> str:
 def _time_diff(run: Run, text: str) -> str:
     return sub(
         text,
-        _TIMEDIFF,
+        _TIMEDIFF(),
         two_lazy,
         lambda _s, g: time_diff(run, g[0], g[1]),
         limit=run.settings.max_output,

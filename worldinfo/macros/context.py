@@ -9,11 +9,10 @@ evaluator never reads anything else.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from datetime import UTC, datetime, tzinfo
 
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 
 DEFAULT_SYSTEM_PROMPT = (
     "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}."

@@ -10,6 +10,7 @@ from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._record import record
 from worldinfo.macros.run import Call, Run
+from worldinfo.macros.scan import LazyPattern
 
 EnvValue = str | Callable[[], str]
 ENV_KEYS = (
@@ -38,8 +39,8 @@ ENV_KEYS = (
     "lastGenerationType",
 )
 """Every environment key, in insertion order (section 1)."""
-_START = re.compile("<START>", re.IGNORECASE)
-_NEWLINES = re.compile(r"\n+")
+_START = LazyPattern("<START>", re.IGNORECASE)
+_NEWLINES = LazyPattern(r"\n+")
 
 
 @record
@@ -66,7 +67,7 @@ def _base(run: Run, value: JSONValue) -> str:
     if "{{" in text or "<" in text:
         text = run.substitute(run, text, Call(replace_card=False))
     if run.ctx.power_user.collapse_newlines:
-        text = _NEWLINES.sub("\n", text)
+        text = _NEWLINES().sub("\n", text)
     return text.replace("\r", "")
 
 
@@ -110,7 +111,7 @@ def mes_examples(run: Run, examples: str) -> str:
         return ""
     if not examples.startswith("<START>"):
         examples = "<START>\n" + _js.trim(examples)
-    blocks = _START.split(examples)[1:]
+    blocks = _START().split(examples)[1:]
     if run.ctx.main_api == "openai":
         heading = "<START>\n"
     else:

@@ -18,7 +18,7 @@ from worldinfo.macros import builtins, chance, chat_state, clock
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.env import ENV_KEYS, EnvValue, environment
 from worldinfo.macros.run import WI_CALL, Call, Frame, MacroError, Pass, Run
-from worldinfo.macros.scan import TooLong, re_sub
+from worldinfo.macros.scan import LazyPattern, TooLong, re_sub
 from worldinfo.macros.variables import variable_passes
 
 DEFAULT_SETTINGS = MacroSettings()
@@ -48,9 +48,9 @@ _POST: tuple[Pass, ...] = (
     chance.RANDOM,
 )
 _ENV_MARKERS: Mapping[str, str] = MappingProxyType({k: "{{" + k.lower() + "}}" for k in ENV_KEYS})
-_ENV_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType(
+_ENV_PATTERNS: Mapping[str, LazyPattern] = MappingProxyType(
     {
-        key: re.compile(r"\{\{" + re.escape(key) + r"\}\}", re.IGNORECASE | re.ASCII)
+        key: LazyPattern(r"\{\{" + re.escape(key) + r"\}\}", re.IGNORECASE | re.ASCII)
         for key in ENV_KEYS
     }
 )
@@ -88,8 +88,8 @@ def _env_apply(key: str, value: EnvValue) -> Callable[[Run, str], str]:
     def apply(run: Run, text: str) -> str:
         limit = run.settings.max_output
         if isinstance(value, str):
-            return re_sub(pattern, text, lambda _m: value, limit=limit)
-        return re_sub(pattern, text, lambda _m: value(), limit=limit)
+            return re_sub(pattern(), text, lambda _m: value, limit=limit)
+        return re_sub(pattern(), text, lambda _m: value(), limit=limit)
 
     return apply
 

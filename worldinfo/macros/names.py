@@ -19,17 +19,18 @@ from collections.abc import Callable
 
 from worldinfo._js import JSError, JSONValue, truthy
 from worldinfo._record import record
+from worldinfo.macros.scan import LazyPattern
 
 Substitute = Callable[[JSONValue], str]
 """A macro substituter: raw JSON value in, substituted text out (may raise ``JSError``)."""
 
 
-_ANGLE = re.compile(r"<(?:user|bot|char|charifnotgroup|group)>", re.IGNORECASE | re.ASCII)
+_ANGLE = LazyPattern(r"<(?:user|bot|char|charifnotgroup|group)>", re.IGNORECASE | re.ASCII)
 
 
 def may_have_macros(text: str) -> bool:
     """Could a SillyTavern substituter change ``text``? (``{{`` or a legacy angle macro.)"""
-    return "{{" in text or ("<" in text and _ANGLE.search(text) is not None)
+    return "{{" in text or ("<" in text and _ANGLE().search(text) is not None)
 
 
 def identity_without_braces(substitute: Substitute) -> bool:
@@ -37,8 +38,8 @@ def identity_without_braces(substitute: Substitute) -> bool:
     return getattr(substitute, "identity_without_braces", False) is True
 
 
-_USER = re.compile(r"\{\{user\}\}", re.IGNORECASE)
-_CHAR = re.compile(r"\{\{char\}\}", re.IGNORECASE)
+_USER = LazyPattern(r"\{\{user\}\}", re.IGNORECASE)
+_CHAR = LazyPattern(r"\{\{char\}\}", re.IGNORECASE)
 
 
 @record
@@ -66,5 +67,5 @@ class Macros:
             raise JSError("content.includes is not a function")
         if "{{" not in value:
             return value
-        value = _USER.sub(lambda _: self.user, value)
-        return _CHAR.sub(lambda _: self.char, value)
+        value = _USER().sub(lambda _: self.user, value)
+        return _CHAR().sub(lambda _: self.char, value)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import field
 from datetime import datetime
 
 from worldinfo._js import JSONValue
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 
 

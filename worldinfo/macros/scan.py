@@ -19,6 +19,25 @@ Groups = tuple[str, ...]
 Shape = Callable[["Finder", int], "tuple[int, Groups] | None"]
 
 
+class LazyPattern:
+    """``re.compile(source, flags)``, made on the first call: a text without macros never
+    runs a pass, so a process seeing none compiles none of the evaluator's hundred
+    patterns (start-up time)."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __call__(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.source, self.flags)
+        return compiled
+
+
 class Finder:
     """``str.find`` with a forward-only memo per needle, and JavaScript line ends."""
 

@@ -10,10 +10,11 @@ from worldinfo.macros.context import MacroContext, MacroSettings, MacroState
 from worldinfo.macros.evaluator import DEFAULT_SETTINGS, MacroTypeError, evaluate
 from worldinfo.macros.names import may_have_macros
 from worldinfo.macros.run import WI_CALL, Call
+from worldinfo.macros.scan import LazyPattern
 
 CARD_FIELD_CALL = Call(replace_card=False)
 
-_EFFECTFUL = re.compile(
+_EFFECTFUL = LazyPattern(
     r"\{\{(?:(?:set|add|inc|dec)(?:global)?var|random|roll|pick|banned)", re.IGNORECASE
 )
 
@@ -53,7 +54,7 @@ class StMacros:
             for v in (md.get(k) for k in ("scenario", "mes_example", "system_prompt"))
             if isinstance(v, str)
         ]
-        self._quiet_fields = not any(_EFFECTFUL.search(f) for f in fields)
+        self._quiet_fields = not any(_EFFECTFUL().search(f) for f in fields)
         self._primed = False
         """An evaluation has run: ``chat_id_hash`` is what every later one computes too
         (it may be 0, SillyTavern's hash of a chat without an id, which is recomputed)."""

@@ -8,7 +8,7 @@ import re
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo.macros.run import MacroError, Pass, Run
-from worldinfo.macros.scan import Groups, Shape, name_value, sub, until_brace
+from worldinfo.macros.scan import Groups, LazyPattern, Shape, name_value, sub, until_brace
 
 Store = dict[str, JSONValue]
 
@@ -74,8 +74,8 @@ def addvar(run: Run, name: str, value: JSONValue, *, is_global: bool) -> JSONVal
     return new
 
 
-def _opener(word: str) -> re.Pattern[str]:
-    return re.compile(r"\{\{" + word + "::", re.IGNORECASE | re.ASCII)
+def _opener(word: str) -> LazyPattern:
+    return LazyPattern(r"\{\{" + word + "::", re.IGNORECASE | re.ASCII)
 
 
 def _pass(word: str, shape: Shape, kind: str, *, is_global: bool) -> Pass:
@@ -95,7 +95,7 @@ def _pass(word: str, shape: Shape, kind: str, *, is_global: bool) -> Pass:
                 )
             return _js.to_string(get(run, g[0], is_global=is_global))
 
-        return sub(text, opener, shape, one, limit=run.settings.max_output)
+        return sub(text, opener(), shape, one, limit=run.settings.max_output)
 
     return Pass(source="{{" + word + "::", apply=apply)
 

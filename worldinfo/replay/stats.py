@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.replay.runner import EntryInfo
 from worldinfo.replay.turns import CUT_KINDS, HOWS, TurnRecord, turn_json
 

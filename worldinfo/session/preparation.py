@@ -27,6 +27,8 @@ DEPTH_KEY = "DEPTH_PROMPT"
 
 @record(frozen=False, kw_only=False)
 class _Prompt:
+    """One extension prompt and whether the scan reads it."""
+
     value: JSONValue
     scan: bool
 

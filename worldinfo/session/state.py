@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._record import replace
 from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection
 from worldinfo.engine.output import RegexHook

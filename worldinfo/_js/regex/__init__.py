@@ -10,9 +10,7 @@ time. The compile cache is this module's only global state.
 from __future__ import annotations
 
 import functools
-import logging
 import re
-from dataclasses import field
 from typing import Protocol
 
 import regex  # type: ignore[import-untyped,unused-ignore]
@@ -20,9 +18,10 @@ import regex  # type: ignore[import-untyped,unused-ignore]
 from worldinfo._js.regex.fold import fold_text, prepare
 from worldinfo._js.regex.names import JSSyntaxError
 from worldinfo._js.regex.parse import translate
-from worldinfo._record import record
+from worldinfo._lazy import lazy_logger
+from worldinfo._record import field, record
 
-log = logging.getLogger(__name__)
+log = lazy_logger(__name__)
 
 DEFAULT_TIMEOUT = 0.25
 """Seconds (``regex``'s own clock) allowed per test; ordinary keys need well under 1 ms."""

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._record import record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.plan import Kind, Plan
 from worldinfo.engine.fast.prepare import ABSENTS, FACT_FIELDS, Config, Facts, Prepare, facts
@@ -40,7 +40,7 @@ SIG_FIELDS = (
 are written; a field the rules read besides joins them."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+@record(eq=False)
 class Class:
     """The outcomes shared by the entries of one class (``cid``: the scan configuration)."""
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._record import field, record
 from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
@@ -99,7 +99,7 @@ Visits = tuple[tuple[frozenset[int], ...], list[int]]
 """What ``FastScan.visit`` remembers: the found sets it joined, and their sorted union."""
 
 
-@dataclass(slots=True)
+@record(frozen=False, kw_only=False)
 class FactTable:
     """The facts of a plan's entries by position, each computed on first use; and what
     ``FastScan.visit`` derived from key hits in recent scans (a pure function of the hits,

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import field
 from enum import IntEnum
 from typing import cast, overload
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes

@@ -8,12 +8,11 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey, split_key
-from worldinfo._record import record
+from worldinfo._record import field, record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.entry_rules import Fields
 from worldinfo.engine.fast.matcher import KeyIndex, Needle

@@ -1,0 +1,72 @@
+"""``lazy_names``: the PEP 562 ``__getattr__`` the lazy package ``__init__``\\s share;
+``lazy_logger``: a module's logger, with ``logging`` imported on the first message.
+
+A package lists where each public name lives (``{name: module}``); ``import package`` loads
+none of those modules, and the first use of a name imports its module and keeps the value
+in the package's namespace, so later uses are plain attribute reads (start-up time).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, MutableMapping
+    from logging import Logger
+
+
+def lazy_names(
+    package: str, homes: Mapping[str, str], namespace: MutableMapping[str, object]
+) -> Callable[[str], object]:
+    """The ``__getattr__`` of ``package``: import a name's module on first use.
+
+    Args:
+        package: the package's name, for the error message.
+        homes: each lazy name -> the full name of the module defining it.
+        namespace: the package's ``globals()``; a loaded value is kept there.
+
+    Returns:
+        A function raising ``AttributeError`` (as a module does) for a name not in ``homes``.
+    """
+
+    def __getattr__(name: str) -> object:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(home), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
+
+
+class _Logger:
+    """``logging.getLogger(name)``, looked up on the first message."""
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._logger: object = None
+
+    def __getattr__(self, attr: str) -> object:
+        logger = self._logger
+        if logger is None:
+            import logging
+
+            logger = self._logger = logging.getLogger(self._name)
+        return getattr(logger, attr)
+
+
+def lazy_logger(name: str) -> Logger:
+    """``logging.getLogger(name)`` for a module on the scan path: ``logging`` (with
+    ``traceback``, ``linecache``, ``tokenize``, ``string``: a tenth of a scan's start-up) is
+    imported when the first message is logged, and every call goes to that same logger
+    (so ``caplog``, levels and handlers see nothing different; the caller's frame is the
+    one ``logging`` records).
+
+    Args:
+        name: the module's ``__name__``.
+    """
+    return _Logger(name)  # type: ignore[return-value]
