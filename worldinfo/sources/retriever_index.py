@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 
@@ -124,23 +125,25 @@ class RetrieverIndex:
             last = rid
         if not records:
             return
-        counts, stop = self.counts, self._stop
+        stop = self._stop
         stop_of = stop.__contains__
         total = self.total
         for half in (0, 1):
             postings, kept = self.post[half], self.kept[half]
             if len(kept) <= records[-1].id:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
-            touched: set[int] = set()
             for rec in records:
                 rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                for wid in tokens:  # the one per-token loop: a count and an append
-                    counts[wid] += 1
+                for wid in tokens:  # the one per-token Python loop: an append
                     postings[wid].append(rid)
-                touched.update(tokens)
                 kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
                 total += len(tokens)
-            self._dirty |= touched
+        # counting in C (one hash per token), then one update per distinct word
+        added = Counter(itertools.chain.from_iterable(_halves(records)))
+        counts = self.counts
+        for wid, n in added.items():
+            counts[wid] += n
+        self._dirty.update(added)
         self.total = total
         for rec in records:
             self.records[rec.id] = rec
@@ -253,6 +256,12 @@ class RetrieverIndex:
     def kept_counts(self, rid: int) -> tuple[int, int]:
         """Non-stop-word token counts of a record's halves (call ``sync`` first)."""
         return self.kept[0][rid], self.kept[1][rid]
+
+
+def _halves(records: Sequence[Record]) -> Iterator[array[int]]:
+    for rec in records:
+        yield rec.user_tokens
+        yield rec.reply_tokens
 
 
 def token_ids(index: RetrieverIndex, tokens: Sequence[str]) -> array[int]:
