@@ -223,12 +223,9 @@ class SqliteStore(Retriever):
                     index.forget_words(first)
                 raise
         except sqlite3.Error as exc:
-            ref = batch.exchanges[0].source_ref[:80] if batch.exchanges else "?"
-            rest = (
-                f" (and the {len(batch.exchanges) - 1} after it)"
-                if len(batch.exchanges) > 1
-                else ""
-            )
+            todo = batch.exchanges
+            ref = todo[0].source_ref[:80] if todo else "?"
+            rest = f" (and the {len(todo) - 1} after it)" if len(todo) > 1 else ""
             raise typed_error(exc, self.path, doing=f"store exchange {ref!r}{rest}") from exc
         index.add_many(records)
         if records:
