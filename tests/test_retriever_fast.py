@@ -1,8 +1,8 @@
 """The retriever's bulk and integer fast paths against the straightforward forms they replace.
 
-``tokenize_many`` against ``tokenize`` per text; ``select_keywords`` (integer pairs, a common
-denominator) against the same rules written with ``Fraction`` values; ``add_many`` (staged
-postings) against ``add`` one record at a time.
+``tokenize_batch`` against ``tokenize`` per text; ``select_keywords`` (integer pairs, a common
+denominator) against the same rules written with ``Fraction`` values; ``add_many`` of
+batches of any size against ``add`` one record at a time.
 """
 
 from __future__ import annotations
@@ -19,25 +19,38 @@ from worldinfo.sources.retriever_keywords import (
     Keyword,
     is_stopword,
     select_keywords,
+    stopword_limit,
     word_value,
 )
 from worldinfo.sources.retriever_settings import Punctuation, RetrieverSettings
-from worldinfo.sources.retriever_tokenize import tokenize, tokenize_many
+from worldinfo.sources.retriever_tokenize import tokenize, tokenize_batch
 
-_TEXT = st.text(alphabet=st.sampled_from("ab c,.!\n\t\0'’éÉ-ẞ*"), max_size=30)
+_TEXT = st.text(alphabet=st.sampled_from("ab c,.!\n\t\0\x1c\x85\u2028\xa0'’éÉ-ẞΣİ*"), max_size=30)
+
+
+def _per_text(words: list[str], cuts: list[int]) -> list[list[str]]:
+    return [words[cuts[k] + 1 : cuts[k + 1]] for k in range(len(cuts) - 1)]
 
 
 @given(texts=st.lists(_TEXT, max_size=8), unicode=st.booleans())
 @settings(max_examples=300, deadline=None)
-def test_tokenize_many_is_tokenize_per_text(texts: list[str], unicode: bool) -> None:
+def test_tokenize_batch_is_tokenize_per_text(texts: list[str], unicode: bool) -> None:
     mode: Punctuation = "unicode" if unicode else "ascii"
-    assert tokenize_many(texts, punctuation=mode) == [tokenize(t, punctuation=mode) for t in texts]
+    words, cuts = tokenize_batch(texts, punctuation=mode)
+    assert len(cuts) == len(texts) + 1
+    assert cuts[0] == -1
+    assert cuts[-1] == (len(words) if texts else -1)
+    assert all(words[c] == "\0" for c in cuts[1:-1])
+    assert _per_text(words, cuts) == [tokenize(t, punctuation=mode) for t in texts]
 
 
-def test_tokenize_many_keeps_texts_apart_on_the_ascii_path() -> None:
+def test_tokenize_batch_keeps_texts_apart() -> None:
     texts = ["Hello, World!", "", "  ", "it's\nme", "a\0b"]
-    assert tokenize_many(texts[:4]) == [["hello", "world"], [], [], ["its", "me"]]
-    assert tokenize_many(texts) == [tokenize(t) for t in texts]  # a NUL in a text
+    words, cuts = tokenize_batch(texts[:4])
+    assert _per_text(words, cuts) == [["hello", "world"], [], [], ["its", "me"]]
+    words, cuts = tokenize_batch(texts)  # a NUL in a text: one by one, the same layout
+    assert _per_text(words, cuts) == [tokenize(t) for t in texts]
+    assert tokenize_batch([]) == ([], [-1])
 
 
 def _reference_keywords(
@@ -200,3 +213,36 @@ def test_add_many_in_chunks_builds_the_index_add_builds() -> None:
         one.remove(rid)
         many.remove(rid)
     assert _index_state(one) == _index_state(many)
+
+
+@given(
+    count=st.integers(-5, 10_000),
+    total=st.integers(0, 10**7),
+    num=st.integers(0, 50),
+    den=st.integers(1, 100_000),
+)
+@settings(max_examples=500, deadline=None)
+def test_stopword_limit_is_is_stopword(count: int, total: int, num: int, den: int) -> None:
+    rules = RetrieverSettings(stopword_share=Fraction(num, den))
+    assert (count > stopword_limit(total, rules)) is is_stopword(count, total, rules)
+
+
+def test_stopwords_is_the_rule_per_word() -> None:
+    ix = RetrieverIndex(settings=RetrieverSettings(stopword_share=Fraction(1, 40)))
+    _, rows = _records(80, seed=3)
+    for rid, ref, user, reply in rows:
+        ix.add(
+            Record(
+                id=rid,
+                source_ref=ref,
+                user=ref,
+                reply=ref,
+                user_tokens=token_ids(ix, user),
+                reply_tokens=token_ids(ix, reply),
+            )
+        )
+    want = {w for w, c in enumerate(ix.counts) if is_stopword(c, ix.total, ix.stop_rule)}
+    assert want  # the share is high enough for some stop-words, and not all are
+    assert len(want) < len(ix.counts)
+    assert ix.stopwords() == want
+    assert all(ix.is_stop(w) is (w in want) for w in range(len(ix.counts)))

@@ -147,8 +147,14 @@ def test_a_batch_already_stored_by_another_process_is_skipped(tmp_path: Path) ->
     got = mine.ingest_many(items)  # it learns of c#2 and c#3 under the lock only
     assert [r is not None for r in got] == [True, True, False, False, True, True]
     assert [r.source_ref for r in mine.records()] == ["c#2", "c#3", "c#0", "c#1", "c#4", "c#5"]
+    # the batch was tokenised again without them: word ids as one-by-one ingests give them
+    alone = SqliteStore(tmp_path / "alone.db")
+    for ex in [*items[2:4], *items[:2], *items[4:]]:
+        alone.ingest(ex.user, ex.reply, source_ref=ex.source_ref, timestamp=ex.timestamp)
+    assert _state(mine) == _state(alone)
     mine.close()
     other.close()
+    alone.close()
 
 
 def test_add_many_refuses_a_bad_batch_whole() -> None:

@@ -14,17 +14,17 @@ ones, then the postings are compacted; ids are never reused.
 from __future__ import annotations
 
 import bisect
+import itertools
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 
 from worldinfo._record import record
-from worldinfo.sources.retriever_keywords import is_stopword
+from worldinfo.sources.retriever_keywords import is_stopword, stopword_limit
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 _DEFAULTS = RetrieverSettings()
-_STAGE_FROM = 8
-"""add_many stages postings in lists from this many records on (below, appends are cheaper)."""
 
 
 @record
@@ -64,7 +64,6 @@ class RetrieverIndex:
         self.live_ids: list[int] = []
         self.post: tuple[list[array[int]], list[array[int]]] = ([], [])
         self.kept: tuple[array[int], array[int]] = (array("i"), array("i"))
-        self._staged: list[list[int]] = []  # per word: ids appended by add_many, then moved
         self._stop: set[int] = set()
         self._stop_total = 0
         self._dirty: set[int] = set()
@@ -83,7 +82,6 @@ class RetrieverIndex:
             self.counts.append(0)
             self.post[0].append(array("i"))
             self.post[1].append(array("i"))
-            self._staged.append([])
         return wid
 
     def forget_words(self, first: int) -> None:
@@ -93,7 +91,7 @@ class RetrieverIndex:
         """
         for word in self.words[first:]:
             del self.word_ids[word]
-        del self.words[first:], self.counts[first:], self._staged[first:]
+        del self.words[first:], self.counts[first:]
         del self.post[0][first:], self.post[1][first:]
 
     def lookup(self, word: str) -> tuple[int, int] | None:
@@ -127,34 +125,25 @@ class RetrieverIndex:
             last = rid
         if not records:
             return
-        counts, stop, staged = self.counts, self._stop, self._staged
+        stop = self._stop
         stop_of = stop.__contains__
         total = self.total
         for half in (0, 1):
             postings, kept = self.post[half], self.kept[half]
             if len(kept) <= records[-1].id:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
-            touched: set[int] = set()
-            small = len(records) < _STAGE_FROM
             for rec in records:
                 rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                if small:  # a turn or two: straight into the arrays
-                    for wid in tokens:
-                        counts[wid] += 1
-                        postings[wid].append(rid)
-                else:
-                    for wid in tokens:  # the only per-token Python loop: a list append
-                        staged[wid].append(rid)
-                touched.update(tokens)
+                for wid in tokens:  # the one per-token Python loop: an append
+                    postings[wid].append(rid)
                 kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
                 total += len(tokens)
-            if not small:
-                for wid in touched:  # once per distinct word: count, move into its array
-                    ids = staged[wid]
-                    counts[wid] += len(ids)
-                    postings[wid].fromlist(ids)
-                    ids.clear()
-            self._dirty |= touched
+        # counting in C (one hash per token), then one update per distinct word
+        added = Counter(itertools.chain.from_iterable(_halves(records)))
+        counts = self.counts
+        for wid, n in added.items():
+            counts[wid] += n
+        self._dirty.update(added)
         self.total = total
         for rec in records:
             self.records[rec.id] = rec
@@ -224,8 +213,8 @@ class RetrieverIndex:
 
     def stopwords(self) -> set[int]:
         """The current stop-word set, computed from scratch (the reference path uses it)."""
-        total, rule = self.total, self.stop_rule
-        return {w for w, c in enumerate(self.counts) if is_stopword(c, total, rule)}
+        limit = stopword_limit(self.total, self.stop_rule)
+        return set(itertools.compress(itertools.count(), map(limit.__lt__, self.counts)))
 
     def sync(self) -> None:
         """Bring the kept-token cache to the current stop-word set."""
@@ -235,7 +224,8 @@ class RetrieverIndex:
             candidates: Iterable[int] = range(len(self.counts))
         else:
             candidates = self._dirty | self._stop
-        changed = [w for w in candidates if self.is_stop(w) != (w in self._stop)]
+        limit, counts, stop = stopword_limit(self.total, self.stop_rule), self.counts, self._stop
+        changed = [w for w in candidates if (counts[w] > limit) != (w in stop)]
         self._dirty = set()
         self._full_check = False
         self._stop_total = self.total
@@ -266,6 +256,12 @@ class RetrieverIndex:
     def kept_counts(self, rid: int) -> tuple[int, int]:
         """Non-stop-word token counts of a record's halves (call ``sync`` first)."""
         return self.kept[0][rid], self.kept[1][rid]
+
+
+def _halves(records: Sequence[Record]) -> Iterator[array[int]]:
+    for rec in records:
+        yield rec.user_tokens
+        yield rec.reply_tokens
 
 
 def token_ids(index: RetrieverIndex, tokens: Sequence[str]) -> array[int]:

@@ -48,6 +48,17 @@ def is_stopword(count: int, total: int, settings: RetrieverSettings) -> bool:
     return count * share.denominator > share.numerator * total
 
 
+def stopword_limit(total: int, settings: RetrieverSettings) -> int:
+    """Return the largest count that is not a stop-word at ``total`` tokens (F5).
+
+    ``is_stopword(count, total, settings)`` is ``count > stopword_limit(total, settings)``
+    for every integer count: count * d > n * total holds exactly when count exceeds
+    floor(n * total / d) (d > 0). One integer to compare with many counts at once.
+    """
+    share = settings.stopword_share
+    return share.numerator * total // share.denominator
+
+
 def select_keywords(
     user_tokens: Sequence[str],
     reply_tokens: Sequence[str],

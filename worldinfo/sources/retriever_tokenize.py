@@ -50,22 +50,50 @@ def tokenize(text: str, *, punctuation: Punctuation = "ascii") -> list[str]:
     return folded.split()
 
 
-def tokenize_many(texts: Sequence[str], *, punctuation: Punctuation = "ascii") -> list[list[str]]:
-    """Return ``[tokenize(t) for t in texts]``, the ASCII case in one pass over all of them.
+SEPARATOR = " \0 "
+"""What ``tokenize_batch`` joins texts with: NUL is neither whitespace nor punctuation in
+either mode, so it survives folding and deletion and stands as one token between texts."""
 
-    ASCII texts are joined with NUL (neither whitespace nor punctuation, so it survives the
-    lower-casing and the deletion and cuts the result back into the texts); a text holding a
-    NUL itself, or any non-ASCII text, sends the whole call through ``tokenize``.
+
+def tokenize_batch(
+    texts: Sequence[str], *, punctuation: Punctuation = "ascii"
+) -> tuple[list[str], list[int]]:
+    """Tokenise many texts in one pass: every token in one list, and where each text lies.
+
+    The texts are joined with ``SEPARATOR`` and tokenised once (one fold, one deletion, one
+    split over the whole batch): the folding, the deletion and the split act on each
+    character alone, so this gives each text's own tokens, with one ``"\0"`` token between
+    two texts. A text holding a NUL itself sends the call through ``tokenize`` per text
+    (the layout is the same).
 
     Args:
         texts: any texts.
         punctuation: ``"ascii"`` or ``"unicode"`` (see the module docstring).
+
+    Returns:
+        ``(words, cuts)``: text ``k``'s tokens are ``words[cuts[k] + 1 : cuts[k + 1]]``;
+        ``cuts`` has ``len(texts) + 1`` entries, from ``-1`` to ``len(words)``, and the
+        positions between are the separator tokens.
     """
-    joined = "\0".join(texts)
-    if not texts or not joined.isascii() or joined.count("\0") != len(texts) - 1:
-        return [tokenize(text, punctuation=punctuation) for text in texts]
-    plain = joined.lower().encode("ascii").translate(None, _ASCII_BYTES).decode("ascii")
-    return [part.split() for part in plain.split("\0")]
+    joined = SEPARATOR.join(texts)
+    cuts = [-1]
+    if texts and joined.count("\0") == len(texts) - 1:
+        words = tokenize(joined, punctuation=punctuation)
+        at = -1
+        find = words.index
+        for _ in range(len(texts) - 1):
+            at = find("\0", at + 1)
+            cuts.append(at)
+    else:  # no texts, or a NUL inside a text: one by one, the same layout
+        words = []
+        for k, text in enumerate(texts):
+            if k:
+                cuts.append(len(words))
+                words.append("\0")
+            words.extend(tokenize(text, punctuation=punctuation))
+    if texts:
+        cuts.append(len(words))
+    return words, cuts
 
 
 def looks_like_regex(key: str) -> bool:

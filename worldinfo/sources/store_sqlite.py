@@ -204,14 +204,14 @@ class SqliteStore(Retriever):
     def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:
         index, db = self.index, self._db
         wanted, batch = prepare(items, index, punctuation=self.settings.punctuation)
-        if not batch:
+        if not batch.exchanges:
             return [None] * len(items)
         first = -1
         try:
             self._write_lock("store an exchange" if len(items) == 1 else "store exchanges")
             try:
                 first = len(index.words)
-                batch = [ex for ex in batch if ex.source_ref not in index.by_ref]
+                batch = batch.without(index.by_ref)  # another process stored some
                 if self._next_id is None:
                     self._next_id = next_record_id(db)
                 records = write_exchanges(db, index, batch, first_id=self._next_id)
@@ -223,8 +223,9 @@ class SqliteStore(Retriever):
                     index.forget_words(first)
                 raise
         except sqlite3.Error as exc:
-            ref = batch[0].source_ref[:80]
-            rest = f" (and the {len(batch) - 1} after it)" if len(batch) > 1 else ""
+            todo = batch.exchanges
+            ref = todo[0].source_ref[:80] if todo else "?"
+            rest = f" (and the {len(todo) - 1} after it)" if len(todo) > 1 else ""
             raise typed_error(exc, self.path, doing=f"store exchange {ref!r}{rest}") from exc
         index.add_many(records)
         if records:

@@ -1,7 +1,9 @@
 """Writing new exchanges to the SQLite store: a whole batch inside the caller's transaction.
 
 A batch costs two ``executemany`` statements (its new words, its records) whatever its size,
-so the per-exchange cost is the tokenising and the index update, not SQLite round trips.
+so the per-exchange cost is the tokenising and the index update, not SQLite round trips. The
+batch is tokenised in one pass (``tokenize_batch``), its word ids come from one dictionary
+pass over that one list, and its token blobs are slices of one ``tobytes``.
 New words get their ids in order of first appearance across the batch, user text before
 reply, exchange by exchange: the ids one-by-one ingests would give. Record ids continue
 ``AUTOINCREMENT``'s sequence (the largest id ever used + 1), so ids are never reused.
@@ -13,14 +15,14 @@ import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
 from worldinfo.sources.retriever import is_system_exchange
 from worldinfo.sources.retriever_index import Record, RetrieverIndex
 from worldinfo.sources.retriever_settings import Punctuation
-from worldinfo.sources.retriever_tokenize import tokenize_many
+from worldinfo.sources.retriever_tokenize import tokenize_batch
 from worldinfo.sources.store_schema import blob
 from worldinfo.sources.timestamps import optional_timestamp
 
@@ -37,14 +39,38 @@ _NEXT_ID = (
 
 
 class NewExchange(NamedTuple):
-    """An exchange to store, tokenised before the write lock is taken (a tuple: cheap)."""
+    """An exchange to store (a tuple: cheap); its tokens are in the batch's word list."""
 
     source_ref: str
     user: str
     reply: str
     timestamp: datetime | None
-    user_words: list[str]
-    reply_words: list[str]
+
+
+class NewBatch(NamedTuple):
+    """Exchanges to store, tokenised together before the write lock is taken.
+
+    ``words`` and ``cuts`` are ``tokenize_batch`` of the texts user, reply, user, reply, ...
+    of ``exchanges`` in order.
+    """
+
+    exchanges: list[NewExchange]
+    words: list[str]
+    cuts: list[int]
+    punctuation: Punctuation
+
+    def without(self, refs: Container[str]) -> NewBatch:
+        """The batch minus the exchanges whose ``source_ref`` is in ``refs`` (re-tokenised)."""
+        kept = [ex for ex in self.exchanges if ex.source_ref not in refs]
+        if len(kept) == len(self.exchanges):
+            return self
+        return _tokenised(kept, punctuation=self.punctuation)
+
+
+def _tokenised(exchanges: list[NewExchange], *, punctuation: Punctuation) -> NewBatch:
+    texts = [text for ex in exchanges for text in (ex.user, ex.reply)]
+    words, cuts = tokenize_batch(texts, punctuation=punctuation)
+    return NewBatch(exchanges, words, cuts, punctuation)
 
 
 def prepare(
@@ -52,19 +78,19 @@ def prepare(
     index: RetrieverIndex,
     *,
     punctuation: Punctuation,
-) -> tuple[list[str | None], list[NewExchange]]:
+) -> tuple[list[str | None], NewBatch]:
     """Check and tokenise ``(user, reply, source_ref, timestamp)`` items before the lock.
 
     Returns:
         Per item its ``source_ref`` if it is to be stored, else ``None`` (a system exchange,
-        already stored, or a repeat within the items); and the exchanges to store.
+        already stored, or a repeat within the items); and the batch to store.
 
     Raises:
         TimestampError: a timestamp is in no accepted form (checked for every item first).
     """
     wanted: list[str | None] = []
     seen: set[str] = set()
-    kept: list[tuple[str, str, str, datetime | None]] = []
+    kept: list[NewExchange] = []
     stored = index.by_ref
     for user, reply, ref, stamp in items:
         when = optional_timestamp(stamp)
@@ -73,15 +99,8 @@ def prepare(
             continue
         wanted.append(ref)
         seen.add(ref)
-        kept.append((ref, user, reply, when))
-    words = tokenize_many(
-        [text for _, user, reply, _ in kept for text in (user, reply)], punctuation=punctuation
-    )
-    batch = [
-        NewExchange(ref, user, reply, when, words[2 * k], words[2 * k + 1])
-        for k, (ref, user, reply, when) in enumerate(kept)
-    ]
-    return wanted, batch
+        kept.append(NewExchange(ref, user, reply, when))
+    return wanted, _tokenised(kept, punctuation=punctuation)
 
 
 def next_record_id(db: sqlite3.Connection) -> int:
@@ -91,7 +110,7 @@ def next_record_id(db: sqlite3.Connection) -> int:
 
 
 def write_exchanges(
-    db: sqlite3.Connection, index: RetrieverIndex, batch: Sequence[NewExchange], *, first_id: int
+    db: sqlite3.Connection, index: RetrieverIndex, batch: NewBatch, *, first_id: int
 ) -> list[Record]:
     """Insert the batch's new words and its records; return the records (not yet indexed).
 
@@ -102,56 +121,54 @@ def write_exchanges(
     from its last write while no other process has committed).
 
     Raises:
-        sqlite3.Error: as SQLite raises it (the caller rolls back and types it).
+        sqlite3.Error: as SQLite raises it (the caller types it).
     """
     first = len(index.words)
-    halves = itertools.chain.from_iterable((ex.user_words, ex.reply_words) for ex in batch)
-    ids = _ids(index, list(itertools.chain.from_iterable(halves)))
+    cuts = batch.cuts
+    ids = _ids(index, batch.words, separators=cuts[1:-1])
+    raw = blob(ids)  # every token blob is a slice of this one
     records: list[Record] = []
-    at = 0
-    for k, ex in enumerate(batch):
-        mid = at + len(ex.user_words)
-        end = mid + len(ex.reply_words)
-        records.append(
-            Record(
-                id=first_id + k,
-                source_ref=ex.source_ref,
-                user=ex.user,
-                reply=ex.reply,
-                user_tokens=ids[at:mid],
-                reply_tokens=ids[mid:end],
-                timestamp=ex.timestamp,
+    rows: list[tuple[object, ...]] = []
+    for k, ex in enumerate(batch.exchanges):
+        a, b, c = cuts[2 * k] + 1, cuts[2 * k + 1], cuts[2 * k + 2]
+        rec = Record(
+            id=first_id + k,
+            source_ref=ex.source_ref,
+            user=ex.user,
+            reply=ex.reply,
+            user_tokens=ids[a:b],
+            reply_tokens=ids[b + 1 : c],
+            timestamp=ex.timestamp,
+        )
+        records.append(rec)
+        stamp = ex.timestamp and ex.timestamp.isoformat()
+        rows.append(
+            (
+                rec.id,
+                ex.source_ref,
+                ex.user,
+                ex.reply,
+                raw[4 * a : 4 * b],
+                raw[4 * b + 4 : 4 * c],
+                stamp,
             )
         )
-        at = end
     if len(index.words) > first:
         db.executemany(_INSERT_WORDS, zip(itertools.count(first), index.words[first:]))
-    db.executemany(
-        _INSERT_RECORDS,
-        [
-            (
-                r.id,
-                r.source_ref,
-                r.user,
-                r.reply,
-                blob(r.user_tokens),
-                blob(r.reply_tokens),
-                r.timestamp and r.timestamp.isoformat(),
-            )
-            for r in records
-        ],
-    )
+    db.executemany(_INSERT_RECORDS, rows)
     return records
 
 
-def _ids(index: RetrieverIndex, words: list[str]) -> array[int]:
-    """Word ids of ``words``; a new word gets the next id where it first appears.
+def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> array[int]:
+    """Word ids of ``words`` (0 at the ``separators``); a new word gets the next id where it
+    first appears.
 
     One dictionary pass over the whole batch; only the positions of new words (rare once a
     chat has some history) are visited one by one.
     """
-    known = index.word_ids
-    ids = list(map(known.get, words))
+    ids = list(map(index.word_ids.get, words))
+    for at in separators:
+        ids[at] = 0
     out = array("i")
     try:
         out.fromlist(ids)  # type: ignore[arg-type]  # raises on a None (a new word)
