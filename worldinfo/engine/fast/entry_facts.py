@@ -73,7 +73,7 @@ def facts_of(entry: RawEntry) -> Facts:
     kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
     plain = content if kept else None
     position = get("position", UNDEFINED)
-    if type(position) is int:  # ``===`` between two integers is ``==``
+    if _js.is_safe_integer(position):  # so are the buckets: ``===`` is ``in``
         bucket = position if position in _BUCKETS else NO_BUCKET
     else:
         bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
