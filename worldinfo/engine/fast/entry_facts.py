@@ -112,6 +112,14 @@ class FactTable:
     """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
     (the sets are kept alive with it, so their ids stay theirs)."""
 
+    def sized(self, entries: Sequence[RawEntry]) -> list[Facts | None]:
+        """The facts by position of ``entries`` (the plan's), ``None`` where not derived
+        yet (``at`` derives them): hot loops read it instead of calling ``at``."""
+        table = self._facts
+        if not table:
+            table.extend([None] * len(entries))
+        return table
+
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
         table = self._facts
