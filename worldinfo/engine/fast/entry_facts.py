@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.fast.recent import RecentTexts, Visit
 from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
@@ -95,10 +96,6 @@ def facts_of(entry: RawEntry) -> Facts:
     )
 
 
-Visits = tuple[tuple[frozenset[int], ...], list[int]]
-"""What ``FastScan.visit`` remembers: the found sets it joined, and their sorted union."""
-
-
 @dataclass(slots=True)
 class FactTable:
     """The facts of a plan's entries by position, each computed on first use; and what
@@ -108,9 +105,11 @@ class FactTable:
     _facts: list[Facts | None] = field(default_factory=list)
     found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = field(default_factory=dict)
     """Per configuration: recent (key hits, positions those hits visit)."""
-    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visits] = field(default_factory=dict)
+    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = field(default_factory=dict)
     """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
     (the sets are kept alive with it, so their ids stay theirs)."""
+    recent: RecentTexts = field(default_factory=RecentTexts)
+    """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
 
     def sized(self, entries: Sequence[RawEntry]) -> list[Facts | None]:
         """The facts by position of ``entries`` (the plan's), ``None`` where not derived
