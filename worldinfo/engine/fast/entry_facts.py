@@ -108,8 +108,15 @@ class FactTable:
     visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = field(default_factory=dict)
     """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
     (the sets are kept alive with it, so their ids stay theirs)."""
+    _codes: bytearray = field(default_factory=bytearray)
     recent: RecentTexts = field(default_factory=RecentTexts)
     """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
+
+    def codes(self, size: int) -> bytearray:
+        """How ``FastScan.codes`` nominates each position (``scan.UNSEEN``, 3, until known)."""
+        if len(self._codes) != size:
+            self._codes = bytearray(b"\x03" * size)
+        return self._codes
 
     def sized(self, entries: Sequence[RawEntry]) -> list[Facts | None]:
         """The facts by position of ``entries`` (the plan's), ``None`` where not derived

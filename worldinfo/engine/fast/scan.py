@@ -30,8 +30,8 @@ _PREFIX_KEEP = 8
 _FOUND_KEEP = 4
 """Recent key-hit sets remembered per configuration (a scan's passes, a swipe's rescan)."""
 _VISITS_KEEP = 16
-SIMPLE, PLAIN, FULL = 0, 1, 2
-"""``FastScan.codes``: how a visited position is nominated."""
+SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
+"""``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet)."""
 
 
 class FastScan:
@@ -193,12 +193,17 @@ class FastScan:
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
-            plan = self.plan
-            plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
-            visit.codes = bytes(
-                (SIMPLE if secondary[p] is None and p not in regex else PLAIN) if plain[p] else FULL
-                for p in visit.positions
-            )
+            table = self.plan.facts.codes(len(self.plan.keys))
+            got = bytes(map(table.__getitem__, visit.positions))
+            if UNSEEN in got:  # the plan's codes of positions no visit list held before
+                plan = self.plan
+                plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
+                for p in visit.positions:
+                    if table[p] == UNSEEN:
+                        simple = secondary[p] is None and p not in regex
+                        table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
+                got = bytes(map(table.__getitem__, visit.positions))
+            visit.codes = got
         return visit.codes
 
     def _own(self, positions: list[int]) -> None:
@@ -206,10 +211,9 @@ class FastScan:
         assert self.own is not None
         entries, index = self.own
         shared = self.plan.entries
-        for pos in positions:
-            if entries[pos] is None:
-                obj = entries[pos] = shared[pos]
-                index[id(obj)] = pos
+        for pos in [p for p in positions if entries[p] is None]:
+            obj = entries[pos] = shared[pos]
+            index[id(obj)] = pos
 
     def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
         """Positions listed under the key ids present for configuration ``cid``: from a
@@ -222,11 +226,11 @@ class FastScan:
         )
         if found is None:
             prev = self._visit.get(cid)
+            listed = table.__getitem__
             if prev is not None and prev[0] <= hits:
-                new = hits - prev[0]
-                found = prev[1].union(*(table[n] for n in new if n in table))
+                found = prev[1].union(*map(listed, table.keys() & (hits - prev[0])))
             else:
-                found = frozenset().union(*(table[n] for n in hits if n in table))
+                found = frozenset().union(*map(listed, table.keys() & hits))
             recent.append((hits, found))
             if len(recent) > _FOUND_KEEP:
                 del recent[0]
