@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
@@ -32,6 +33,8 @@ _FOUND_KEEP = 4
 _VISITS_KEEP = 16
 SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
 """``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet)."""
+_UNSEEN_ONLY = bytes(1 if b == UNSEEN else 0 for b in range(256))
+"""``bytes.translate`` table: 1 for ``UNSEEN``, else 0 (an ``itertools.compress`` mask)."""
 
 
 class FastScan:
@@ -198,10 +201,9 @@ class FastScan:
             if UNSEEN in got:  # the plan's codes of positions no visit list held before
                 plan = self.plan
                 plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
-                for p in visit.positions:
-                    if table[p] == UNSEEN:
-                        simple = secondary[p] is None and p not in regex
-                        table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
+                for p in compress(visit.positions, got.translate(_UNSEEN_ONLY)):
+                    simple = secondary[p] is None and p not in regex
+                    table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
                 got = bytes(map(table.__getitem__, visit.positions))
             visit.codes = got
         return visit.codes
