@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from worldinfo._js import JSONValue, canonical, st_token_estimate
+from worldinfo._js import JSONValue, canonical, st_token_estimate, st_tokens_for_length
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
+from worldinfo.engine.budget import units_limit
 
 
 def _case(budget: int) -> dict[str, Any]:
@@ -60,3 +63,19 @@ def test_other_counters_see_the_whole_growing_text() -> None:
     contents = "".join(str(e["content"]) + "\n" for e in result.activated)
     assert any(contents.startswith(t) or t.startswith(contents) for t in grown)
     assert max(map(len, grown)) >= len(contents)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**6),
+    st.one_of(st.integers(min_value=-5, max_value=10**6), st.just(10**18)),
+)
+def test_units_limit_is_where_the_default_estimate_reaches_the_budget(
+    base: int, budget: int
+) -> None:
+    limit = units_limit(base, budget)
+    assert limit == 0 or base + st_tokens_for_length(limit - 1) < budget
+    assert base + st_tokens_for_length(limit) >= budget or limit == 0 and base >= budget
+    for units in (limit - 1, limit, limit + 1, limit * 2 + 3):  # the test the loop makes
+        if units > 0:
+            assert (units >= limit) == (base + st_tokens_for_length(units) >= budget)

@@ -134,3 +134,20 @@ def test_timed_effect_lookup_is_strict_equality(values: list[Any], h: Any, more:
     timed.active["sticky"] += more  # the buffer grows while the check phase runs
     got = timed.is_active("sticky", {"hash": h})
     assert got == any(_js.strict_eq(x, h) for x in values + more)
+
+
+SAFE_EDGE = st.sampled_from([2**53 - 1, -(2**53 - 1), 2**53, -(2**53), 2**53 + 1, 0, 7, True])
+NUMBERS = st.one_of(SAFE_EDGE, st.integers(), st.floats(allow_nan=True), st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(NUMBERS, NUMBERS, st.lists(NUMBERS, max_size=5))
+def test_strict_equality_between_safe_integers_is_python_equality(
+    a: Any, b: Any, values: list[Any]
+) -> None:
+    if _js.is_safe_integer(a) and _js.is_safe_integer(b):
+        assert _js.strict_eq(a, b) == (a == b)
+    as_set = _js.safe_integer_set(values)
+    assert (as_set is not None) == all(_js.is_safe_integer(v) for v in values)
+    if as_set is not None and _js.is_safe_integer(a):
+        assert (a in as_set) == any(_js.strict_eq(v, a) for v in values)

@@ -36,3 +36,27 @@ def test_small_batches_give_the_same_hashes() -> None:
         assert string_hashes(texts) == want
     finally:
         patch.undo()
+
+
+def _cyrb53_one_unit_at_a_time(s: str) -> int:
+    """cyrb53 as specified (spec/st-worldinfo.md, R13), one UTF-16 code unit per step."""
+    units = s.encode("utf-16-le", "surrogatepass")
+    h1, h2 = 0xDEADBEEF, 0x41C6CE57
+    for i in range(0, len(units), 2):
+        c = units[i] | units[i + 1] << 8
+        h1 = ((h1 ^ c) * 2654435761) & 0xFFFFFFFF
+        h2 = ((h2 ^ c) * 1597334677) & 0xFFFFFFFF
+    h1 = (((h1 ^ (h1 >> 16)) * 2246822507) & 0xFFFFFFFF) ^ (
+        ((h2 ^ (h2 >> 13)) * 3266489909) & 0xFFFFFFFF
+    )
+    h2 = (((h2 ^ (h2 >> 16)) * 2246822507) & 0xFFFFFFFF) ^ (
+        ((h1 ^ (h1 >> 13)) * 3266489909) & 0xFFFFFFFF
+    )
+    return 4294967296 * (2097151 & h2) + h1
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_the_scalar_hash_steps_four_units_at_a_time_exactly(text: str) -> None:
+    for s in (text, text + "a", text + "ab", text + "abc"):  # every remainder of 4
+        assert string_hash(s) == _cyrb53_one_unit_at_a_time(s)

@@ -4,7 +4,7 @@ fallback token estimate."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from worldinfo._js.strings import utf16_len
 from worldinfo._js.values import JSONValue
@@ -20,13 +20,26 @@ def string_hash(s: JSONValue, seed: int = 0) -> int:
         return 0
     h1 = (0xDEADBEEF ^ seed) & 0xFFFFFFFF
     h2 = (0x41C6CE57 ^ seed) & 0xFFFFFFFF
-    units: Iterable[int] = (
+    units: bytes | memoryview = (
         s.encode("ascii")
         if s.isascii()
         else memoryview(s.encode("utf-16-le", "surrogatepass")).cast("H")
     )
     mask = 0xFFFFFFFF
-    for c in units:  # inlined imul: this loop runs over every character of every entry
+    # Four code units a turn, masked once: XOR with a unit (below 2**16) and a product's
+    # value modulo 2**32 depend only on the low 32 bits of their operands, so the low 32
+    # bits come out as with a mask after each unit (inlined imul: this loop runs over
+    # every character of every entry hashed one at a time).
+    whole = len(units) - len(units) % 4
+    quads = iter(units[:whole])
+    for a, b, c, d in zip(quads, quads, quads, quads, strict=True):
+        h1 = (
+            (((((((h1 ^ a) * 2654435761) ^ b) * 2654435761) ^ c) * 2654435761) ^ d) * 2654435761
+        ) & mask
+        h2 = (
+            (((((((h2 ^ a) * 1597334677) ^ b) * 1597334677) ^ c) * 1597334677) ^ d) * 1597334677
+        ) & mask
+    for c in units[whole:]:
         h1 = ((h1 ^ c) * 2654435761) & mask
         h2 = ((h2 ^ c) * 1597334677) & mask
     h1 = _imul(h1 ^ (h1 >> 16), 2246822507) ^ _imul(h2 ^ (h2 >> 13), 3266489909)
@@ -39,6 +52,9 @@ _LANE = 8
 _BATCH_BYTES = 1 << 22
 """Scratch memory of one ``string_hashes`` batch (code units x lanes x ``_LANE``)."""
 _MAX_LANES = 512
+_MIN_LANES = 8
+"""Fewer strings than this are hashed one by one: a step of the lanes costs about as much
+as eight code units of ``string_hash``."""
 
 
 def string_hashes(strings: Sequence[str]) -> list[int]:
@@ -59,8 +75,9 @@ def string_hashes(strings: Sequence[str]) -> list[int]:
         longest = max(len(units[order[start]]) >> 1, 1)
         size = min(_MAX_LANES, len(order) - start, max(1, _BATCH_BYTES // (longest * _LANE)))
         batch = order[start : start + size]
-        if size == 1:
-            out[batch[0]] = string_hash(strings[batch[0]])
+        if size < _MIN_LANES:
+            for i in batch:
+                out[i] = string_hash(strings[i])
         else:
             for i, h in zip(batch, _lanes([units[i] for i in batch]), strict=True):
                 out[i] = h

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeAlias
 
 from worldinfo._js.strings import to_utf16_units, trim
@@ -115,6 +115,28 @@ def strict_eq(a: JSONValue, b: JSONValue) -> bool:
     if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
         return a is b
     return type(a) is type(b) and a == b
+
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""``Number.MAX_SAFE_INTEGER``: every integer up to it in magnitude is a double exactly."""
+
+
+def is_safe_integer(v: JSONValue) -> bool:
+    """``Number.isSafeInteger`` for a Python ``int`` (``bool`` is not a number).
+
+    Between two safe integers ``===`` is Python's ``==``: both are doubles exactly, so
+    ``strict_eq``'s ``float(a) == float(b)`` says the same (and so does set membership).
+    """
+    return type(v) is int and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
+
+
+def safe_integer_set(values: Iterable[JSONValue]) -> frozenset[int] | None:
+    """``values`` as a set to test ``x === v`` for some ``v`` by membership of a safe
+    integer ``x`` (``is_safe_integer``); ``None`` unless every value is a safe integer."""
+    got = tuple(values)
+    if all(is_safe_integer(v) for v in got):
+        return frozenset(got)
+    return None
 
 
 def js_round(x: float) -> float:

@@ -27,6 +27,24 @@ def compute_budget(settings: Settings, max_context: JSONValue) -> int:
     return int(budget) if abs(budget) != float("inf") else 10**18
 
 
+def units_limit(base_tokens: int, budget: int) -> int:
+    """The fewest UTF-16 code units whose default token estimate, added to ``base_tokens``,
+    reaches ``budget`` (``st_tokens_for_length`` never decreases as the length grows, so
+    the budget overflows exactly when the counted text has at least this many units)."""
+    if base_tokens >= budget:
+        return 0
+    lo, hi = 0, 1  # the estimate of ``lo`` units is under the budget, that of ``hi`` ...
+    while base_tokens + _js.st_tokens_for_length(hi) < budget:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # ... reaches it
+        mid = (lo + hi) // 2
+        if base_tokens + _js.st_tokens_for_length(mid) < budget:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def probability_and_budget(
     scan: WorkingState, candidates: list[RawEntry], base_tokens: int
 ) -> None:
@@ -40,18 +58,25 @@ def probability_and_budget(
     # The default estimate depends on the length alone: count the text as it grows instead
     # of measuring the whole of it again for every entry. Any other counter sees the text.
     additive = scan.count_tokens is _js.st_token_estimate
+    limit = units_limit(base_tokens, scan.budget) if additive else 0
     units = 0
     tracing = scan.trace is not None
     # The fast path reads each prepared entry's own fields from its ``Facts`` (the same
     # values, derived once per plan); a substituter that keeps text without macros as is
     # is not called for such a content.
-    table = fast.plan.facts if fast is not None else None
-    originals = fast.plan.entries if fast is not None else ()
+    facts_of = fast.plan.facts if fast is not None else None
+    originals = fast.plan.entries if fast is not None else None
+    table = facts_of.sized(originals) if facts_of is not None and originals is not None else None
+    built = originals.made if originals is not None else []  # the plan's objects by position
+    keys = fast.plan.keys if fast is not None else []
     plain_ok = fast is not None and fast.skip
+    activated = scan.activated
     for i, entry in enumerate(candidates):
         pos = scan.index.get(id(entry)) if table is not None else None
-        facts = table.at(originals, pos) if table is not None and pos is not None else None
-        if facts is not None:
+        facts = None
+        if pos is not None:
+            assert table is not None and facts_of is not None and originals is not None
+            facts = table[pos] or facts_of.at(originals, pos)
             ignore = facts.ignore_budget
             rolls = facts.rolls
         else:
@@ -78,36 +103,42 @@ def probability_and_budget(
                     scan.note(entry, "skipped", "probability", {"roll": roll})
                 continue
         plain = facts.plain_content if facts is not None and plain_ok else None
-        content = plain if plain is not None else scan.substitute(entry.get("content", ""))
-        if fast is None or fast.shared is None or pos is None:
-            entry["content"] = content
-        elif plain is None or fast.shared[pos] is not entry:
-            entry = _own(scan, candidates, i, entry, pos)
-            entry["content"] = content
-        # else: a shared entry keeps its content as is; it is copied when handed out
-        if additive:
-            units += (
-                facts.units
-                if plain is not None and facts is not None
-                else _js.utf16_len(content) + 1
-            )
+        if plain is not None and facts is not None and pos is not None and built[pos] is entry:
+            content = plain  # a shared entry keeps it as is; it is copied when handed out
+            units += facts.units
         else:
+            entry, content = _write_content(scan, candidates, i, pos, plain)
+            units += _js.utf16_len(content) + 1
+        if not additive:
             new_content += content + "\n"
         if not ignore:
-            counted = (
-                _js.st_tokens_for_length(units) if additive else scan.count_tokens(new_content)
-            )
-            used = base_tokens + counted
-            if used >= scan.budget:
+            # ``base_tokens + st_tokens_for_length(units) >= budget`` for the default counter
+            counted = -1 if additive else scan.count_tokens(new_content)
+            if units >= limit if additive else base_tokens + counted >= scan.budget:
                 scan.overflowed = True
                 if tracing:
+                    used = base_tokens + (_js.st_tokens_for_length(units) if additive else counted)
                     scan.note(entry, "skipped", "budget", {"tokens": used, "budget": scan.budget})
                 continue
-        key = entry_key(entry) if pos is None or fast is None else fast.plan.keys[pos]
-        scan.activated[key] = entry
+        key = entry_key(entry) if pos is None else keys[pos]
+        activated[key] = entry
         if fast is not None:  # written with ``activated``: the same keys in the same order
             fast.placed[key] = pos
             fast.placed_facts[key] = facts
+
+
+def _write_content(
+    scan: WorkingState, candidates: list[RawEntry], i: int, pos: int | None, plain: str | None
+) -> tuple[RawEntry, str]:
+    """Write the content of ``candidates[i]`` (``plain``, else substituted) to the scan's own
+    copy of it, made now for a prepared entry; return the copy and the content."""
+    entry = candidates[i]
+    content = plain if plain is not None else scan.substitute(entry.get("content", ""))
+    fast = scan.fast
+    if fast is not None and fast.shared is not None and pos is not None:
+        entry = _own(scan, candidates, i, entry, pos)
+    entry["content"] = content
+    return entry, content
 
 
 def _own(

@@ -49,44 +49,48 @@ def hand_out(
         return None
     plan = fast.plan
     pending = fast.unhashed
-    shared = fast.shared
+    built = plan.entries.made if fast.shared is not None else None  # the shared objects
     index = scan.index
-    later: list[tuple[int, int]] = []  # (index in ``activated``, position in the plan)
-    now: list[tuple[int, int, bool]] = []  # recorded: (index, position, kept shared)
     placed = list(fast.placed.values()) if len(fast.placed) == len(activated) else None
-    for i, entry in enumerate(activated):
+
+    def todo(i: int) -> tuple[int, bool] | None:
+        """(position, kept shared) of ``activated[i]`` when it still needs its hash."""
+        entry = activated[i]
         at = placed[i] if placed is not None else index.get(id(entry))
         if at is None:
-            continue
-        kept = shared is not None and shared[at] is entry
-        if not kept and id(entry) not in pending:
-            continue  # a copy made with its hash, or a forced object
-        pos = at
-        f = facts[i] if facts is not None else None
-        if f.may_record if f is not None else may_record(entry):  # its record needs the hash
-            now.append((i, pos, kept))
-            if not kept:
-                continue
-        later.append((i, pos))
+            return None  # a forced object
+        kept = built is not None and built[at] is entry
+        return (at, kept) if kept or id(entry) in pending else None  # else: copied, hashed
+
+    # Only an entry with a truthy sticky or cooldown writes a record, which needs the hash.
+    recording = (
+        [i for i, e in enumerate(activated) if may_record(e)]
+        if facts is None
+        else [
+            i
+            for i, f in enumerate(facts)
+            if (f.may_record if f is not None else may_record(activated[i]))
+        ]
+    )
+    now = [(i, got) for i in recording if (got := todo(i)) is not None]
     if now:  # hashed in one batch; a shared entry gets its hash from the plan itself
-        plan.ensure_hashes([pos for _, pos, _ in now])
-        for i, pos, kept in now:
+        plan.ensure_hashes([pos for _, (pos, _) in now])
+        for i, (pos, kept) in now:
             h = plan.ensure_hash(pos)
             if not kept:
                 activated[i]["hash"] = h
-    if not later:
-        return None
+    done = {i for i, (_, kept) in now if not kept}
 
     def finish() -> tuple[Mapping[str, JSONValue], ...]:
-        plan.ensure_hashes([pos for _, pos in later])
+        later = [(i, got) for i in range(len(activated)) if i not in done and (got := todo(i))]
+        plan.ensure_hashes([pos for _, (pos, _) in later])
         out = list(activated)
-        for i, pos in later:
+        for i, (pos, kept) in later:
             h = plan.ensure_hash(pos)
-            entry = activated[i]
-            if shared is not None and shared[pos] is entry:
-                out[i] = dict(entry)  # it carries the hash now (``Plan.ensure_hash``)
+            if kept:
+                out[i] = dict(activated[i])  # it carries the hash now (``Plan.ensure_hash``)
             else:
-                entry["hash"] = h
+                activated[i]["hash"] = h
         return tuple(out)
 
     return finish

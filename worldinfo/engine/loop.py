@@ -236,7 +236,13 @@ def _check(
     activated = list(scan.activated.values())
     facts = activated_facts(scan, activated)
     finish = hand_out(scan, activated, facts)
-    pieces = assemble(activated, regex_hook=regex_hook, facts=facts)
+    recent = scan.fast.plan.facts.recent.assembled if scan.fast is not None else None
+    placed = list(scan.fast.placed.values()) if scan.fast is not None else []
+    if len(placed) != len(activated):
+        recent = None
+    pieces = assemble(
+        activated, regex_hook=regex_hook, facts=facts, recent=recent, positions=placed
+    )
     an_prompt = None
     if authors_note_text is not None:
         an_prompt = authors_note(authors_note_text, top=pieces.an_top, bottom=pieces.an_bottom)

@@ -9,6 +9,7 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._record import field, record
 from worldinfo.engine.fast.entry_facts import AT_DEPTH, NO_BUCKET, OUTLET, Facts
+from worldinfo.engine.fast.recent import Recent
 from worldinfo.result import DepthGroup, ExampleEntry
 from worldinfo.types import Position, RawEntry
 
@@ -42,11 +43,23 @@ def assemble(
     *,
     regex_hook: RegexHook | None = None,
     facts: Sequence[Facts | None] | None = None,
+    recent: Recent[object] | None = None,
+    positions: Sequence[int | None] = (),
 ) -> Assembled:
     """Bucket the activated entries by position, in SillyTavern's order (R67-R70).
 
     ``facts``: the prepared facts of each entry (fast path; ``None`` where not prepared).
+    ``recent``: pieces assembled by recent scans of the plan, by the ``positions`` of the
+    entries and their contents (which decide everything read here when there is no hook);
+    the pieces returned from there are shared: read them, never change them.
     """
+    if facts is not None and recent is not None and regex_hook is None and None not in positions:
+        contents = tuple(e.get("content", "") for e in activated)
+        if set(map(type, contents)) <= {str}:  # ``True`` and ``1`` would be the same key
+            key = (tuple(positions), contents)
+            got = recent.get(key, lambda: assemble(activated, facts=facts))
+            if isinstance(got, Assembled):
+                return got
     if facts is not None and all(f is not None and math.isfinite(f.order) for f in facts):
         return _assemble_prepared(activated, [f for f in facts if f is not None], regex_hook)
     out = Assembled()
@@ -89,7 +102,7 @@ def _assemble_prepared(
     ``assemble`` inserts at the front, this appends and reverses once at the end."""
     out = Assembled()
     # ``sort_desc_by_order`` with every order finite: a stable sort on the number.
-    ranked = sorted(range(len(facts)), key=lambda i: -facts[i].order)
+    ranked = sorted(range(len(facts)), key=[-f.order for f in facts].__getitem__)
     front: dict[int, list[str]] = {0: out.before, 1: out.after, 2: out.an_top, 3: out.an_bottom}
     for i in ranked:
         f = facts[i]

@@ -8,7 +8,7 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
-from worldinfo.engine.fast.scan import FastScan
+from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
 from worldinfo.engine.state import WorkingState
@@ -97,15 +97,12 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     """Candidate selection visiting only the entries that can be nominated or have a side
     effect; the others would be skipped by ``_select`` without calling anything."""
     entries = scan.entries
-    plan = fast.plan
-    keys = plan.keys
+    keys = fast.plan.keys
     activated = scan.activated
     failed = scan.failed
-    plain = plan.plain
     dynamic = fast.dynamic
-    secondary = plan.secondary
-    regex = plan.regex_positions
     visit = fast.visit()
+    codes = fast.codes(visit)
     seen: set[int] = set()
 
     def full(pos: int) -> RawEntry | None:
@@ -116,18 +113,27 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
         seen.add(id(chosen))
         return chosen
 
+    def keyed(pos: int) -> RawEntry | None:
+        """A ``PLAIN`` entry with secondary or regex keys, not active nor failed: its keys."""
+        return entries[pos] if fast.nominates(pos) else None
+
     # In visiting order, so that checks with side effects (regex timeouts) keep their order.
-    got = [
-        entries[p] if plain[p] and p not in dynamic else full(p)
-        for p in visit
-        if not plain[p]
-        or p in dynamic
-        or (
-            keys[p] not in activated
-            and (not failed or id(entries[p]) not in failed)
-            and ((secondary[p] is None and p not in regex) or fast.nominates(p))
-        )
-    ]
+    got = (
+        [
+            entries[p] if c == SIMPLE else keyed(p) if c == PLAIN else full(p)
+            for p, c in zip(visit.positions, codes, strict=True)
+            if c == FULL
+            or (keys[p] not in activated and (not failed or id(entries[p]) not in failed))
+        ]
+        if not dynamic
+        else [
+            full(p) if c == FULL or p in dynamic else entries[p] if c == SIMPLE else keyed(p)
+            for p, c in zip(visit.positions, codes, strict=True)
+            if c == FULL
+            or p in dynamic
+            or (keys[p] not in activated and (not failed or id(entries[p]) not in failed))
+        ]
+    )
     nominated += [e for e in got if e is not None]
 
 

@@ -17,15 +17,6 @@ from worldinfo._record import field, record
 from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; defined in types)
 
 TYPES = ("sticky", "cooldown")
-_EXACT = 2**53
-"""Integers below this in magnitude are doubles exactly: ``===`` between two is ``==``."""
-
-
-def _exact_ints(values: Sequence[JSONValue]) -> frozenset[int] | None:
-    """``values`` as a set when each is a non-boolean ``int`` below ``_EXACT`` in magnitude."""
-    if all(type(v) is int and -_EXACT < v < _EXACT for v in values):
-        return frozenset(v for v in values if isinstance(v, int))
-    return None
 
 
 def may_record(entry: Mapping[str, JSONValue]) -> bool:
@@ -62,7 +53,7 @@ class TimedEffects:
     delay_positions: Sequence[int] | None = None
     """Prepared lookup: positions of the entries with a truthy ``delay``, ascending."""
     _exact: dict[str, tuple[int, frozenset[int] | None]] = field(default_factory=dict)
-    """Per type: (buffer length, its values as a set when ``===`` on them is ``==``)."""
+    """Per type: (buffer length, ``_js.safe_integer_set`` of its values)."""
 
     def check(self) -> None:
         """Fill the sticky/cooldown/delay buffers from the records and the entries (R62-R64)."""
@@ -139,11 +130,11 @@ class TimedEffects:
         if not values:
             return False
         h = entry.get("hash", UNDEFINED)
-        if type(h) is int and -_EXACT < h < _EXACT:
+        if _js.is_safe_integer(h):
             exact = self._exact.get(t)
             if exact is None or exact[0] != len(values):
-                exact = self._exact[t] = (len(values), _exact_ints(values))
-            if exact[1] is not None:  # every value an integer a double holds exactly
+                exact = self._exact[t] = (len(values), _js.safe_integer_set(values))
+            if exact[1] is not None:  # every value a safe integer: ``===`` is membership
                 return h in exact[1]
         return any(_js.strict_eq(x, h) for x in values)
 

@@ -90,6 +90,7 @@ class ScanCache:
         """Forget which keys each line of text holds (for measuring scans of unseen text)."""
         for plan in self._plans.values():
             plan.needles.forget_lines()
+            plan.facts.recent.forget()
         self.regex_outcomes.forget()
 
     def _origins(self, name: str, book: Book | None) -> list[Origin]:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._record import field, record
+from worldinfo.engine.fast.recent import RecentTexts, Visit
 from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
@@ -73,7 +74,7 @@ def facts_of(entry: RawEntry) -> Facts:
     kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
     plain = content if kept else None
     position = get("position", UNDEFINED)
-    if type(position) is int:  # ``===`` between two integers is ``==``
+    if _js.is_safe_integer(position):  # so are the buckets: ``===`` is ``in``
         bucket = position if position in _BUCKETS else NO_BUCKET
     else:
         bucket = next((b for b in _BUCKETS if _js.strict_eq(position, b)), NO_BUCKET)
@@ -95,10 +96,6 @@ def facts_of(entry: RawEntry) -> Facts:
     )
 
 
-Visits = tuple[tuple[frozenset[int], ...], list[int]]
-"""What ``FastScan.visit`` remembers: the found sets it joined, and their sorted union."""
-
-
 @record(frozen=False, kw_only=False)
 class FactTable:
     """The facts of a plan's entries by position, each computed on first use; and what
@@ -108,9 +105,26 @@ class FactTable:
     _facts: list[Facts | None] = field(default_factory=list)
     found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = field(default_factory=dict)
     """Per configuration: recent (key hits, positions those hits visit)."""
-    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visits] = field(default_factory=dict)
+    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = field(default_factory=dict)
     """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
     (the sets are kept alive with it, so their ids stay theirs)."""
+    _codes: bytearray = field(default_factory=bytearray)
+    recent: RecentTexts = field(default_factory=RecentTexts)
+    """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
+
+    def codes(self, size: int) -> bytearray:
+        """How ``FastScan.codes`` nominates each position (``scan.UNSEEN``, 3, until known)."""
+        if len(self._codes) != size:
+            self._codes = bytearray(b"\x03" * size)
+        return self._codes
+
+    def sized(self, entries: Sequence[RawEntry]) -> list[Facts | None]:
+        """The facts by position of ``entries`` (the plan's), ``None`` where not derived
+        yet (``at`` derives them): hot loops read it instead of calling ``at``."""
+        table = self._facts
+        if not table:
+            table.extend([None] * len(entries))
+        return table
 
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""

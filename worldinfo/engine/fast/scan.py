@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
@@ -21,6 +22,7 @@ from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
+from worldinfo.engine.fast.recent import Visit
 from worldinfo.engine.fast.regex_keys import regex_nominates
 from worldinfo.types import RawEntry, ScanState
 
@@ -29,6 +31,10 @@ _PREFIX_KEEP = 8
 _FOUND_KEEP = 4
 """Recent key-hit sets remembered per configuration (a scan's passes, a swipe's rescan)."""
 _VISITS_KEEP = 16
+SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
+"""``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet)."""
+_UNSEEN_ONLY = bytes(1 if b == UNSEEN else 0 for b in range(256))
+"""``bytes.translate`` table: 1 for ``UNSEEN``, else 0 (an ``itertools.compress`` mask)."""
 
 
 class FastScan:
@@ -89,10 +95,16 @@ class FastScan:
             return _ONLY_ALWAYS
         d = min(d, MAX_SCAN_DEPTH)
         n = 0 if math.isnan(d) else int(d)
-        out = set(self._depth_prefix(n))
-        out |= self._extra_ids(flags)
-        if self._state != ScanState.MIN_ACTIVATIONS:
-            out |= self._recursion_ids()
+        prefix = self._depth_prefix(n)
+        extra = self._extra_ids(flags)
+        recursion = self._recursion_ids() if self._state != ScanState.MIN_ACTIVATIONS else None
+        if not buf.skew:  # the depths a scan starts with: the same parts in the next scan
+            parts = (prefix, extra, recursion or _ONLY_ALWAYS, _ONLY_ALWAYS)
+            return self.plan.facts.recent.union(self.plan.needles, parts)
+        out = set(prefix)
+        out |= extra
+        if recursion is not None:
+            out |= recursion
         out.add(ALWAYS)
         return out
 
@@ -102,32 +114,50 @@ class FastScan:
         got = self._prefix.get(n)
         if got is not None:
             return got
-        start = max(k for k in self._prefix if k < n)
-        acc = set(self._prefix[start])
-        index = self.plan.needles
-        for text in messages[start:n]:
-            acc |= index.found_text(text)
+        recent = self.plan.facts.recent if not self.buffer.skew else None
+        texts = tuple(messages[:n]) if recent is not None else ()
+        if recent is not None:
+            got = recent.ids(self.plan.needles, texts)
+        if got is None:
+            start = max(k for k in self._prefix if k < n)
+            acc = set(self._prefix[start])
+            index = self.plan.needles
+            for text in messages[start:n]:
+                acc |= index.found_text(text)
+            got = frozenset(acc)
+            if recent is not None:
+                recent.keep_ids(texts, got)
         if len(self._prefix) > _PREFIX_KEEP:
             keep = sorted(self._prefix)[-2:]
             self._prefix = {0: frozenset(), **{k: self._prefix[k] for k in keep}}
-        got = self._prefix[n] = frozenset(acc)
+        self._prefix[n] = got
         return got
 
     def _extra_ids(self, flags: tuple[bool, ...]) -> frozenset[int]:
         got = self._extra.get(flags)
         if got is None:
             texts = [v for on, v in zip(flags, self.buffer.scan_texts(), strict=False) if on and v]
-            texts += self.buffer.inject
-            got = self._extra[flags] = frozenset(self.plan.needles.found_all(texts))
+            got = self._extra[flags] = self._ids_in((*texts, *self.buffer.inject))
         return got
 
     def _recursion_ids(self) -> frozenset[int]:
         recurse = self.buffer.recurse
         if self._recurse_count != len(recurse):
-            new = self.plan.needles.found_all(recurse[self._recurse_count :])
-            self._recurse_ids = self._recurse_ids | new
+            got = self.plan.facts.recent.ids(self.plan.needles, tuple(recurse))
+            if got is None:
+                new = self.plan.needles.found_all(recurse[self._recurse_count :])
+                got = self.plan.facts.recent.keep_ids(tuple(recurse), self._recurse_ids | new)
+            self._recurse_ids = got
             self._recurse_count = len(recurse)
         return self._recurse_ids
+
+    def _ids_in(self, texts: tuple[str, ...]) -> frozenset[int]:
+        """The key ids found in ``texts`` (as a recent scan found them, if one did)."""
+        recent = self.plan.facts.recent
+        got = recent.ids(self.plan.needles, texts)
+        if got is None:
+            got = recent.keep_ids(texts, frozenset(self.plan.needles.found_all(texts)))
+        return got
 
     def test(self, pos: int, slot: int) -> bool | None:
         """Does the key in ``slot`` of the entry at ``pos`` match? ``None``: not indexed."""
@@ -142,7 +172,7 @@ class FastScan:
 
     # --- visiting -----------------------------------------------------------------------
 
-    def visit(self) -> list[int]:
+    def visit(self) -> Visit:
         """Positions to visit this pass, ascending: the entries whose outcome is not known
         to be "skipped, with no side effect" from the key hits alone. The list is shared
         with later scans that visit the same positions: read it, never change it."""
@@ -152,26 +182,40 @@ class FastScan:
         memo = self.plan.facts.visits
         key = (self._always_key, tuple(map(id, parts)))
         got = memo.get(key)
-        if got is not None:
-            out = got[1]
-        else:
-            out = sorted(set(self._always).union(*parts))
+        if got is None:
             if len(memo) >= _VISITS_KEEP:
                 memo.clear()
-            memo[key] = (parts, out)
-        if self.own is not None:
-            self._own(out)
-        return out
+            got = memo[key] = Visit(parts, sorted(set(self._always).union(*parts)))
+        if self.own is not None and not got.built:
+            self._own(got.positions)
+            got.built = True  # in the plan, and in this scan's list
+        return got
+
+    def codes(self, visit: Visit) -> bytes:
+        """How each position of ``visit`` is nominated: ``SIMPLE`` (a ``PLAIN`` entry with
+        neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
+        decide, ``nominates``) or ``FULL`` (``passes._select``)."""
+        if visit.codes is None:
+            table = self.plan.facts.codes(len(self.plan.keys))
+            got = bytes(map(table.__getitem__, visit.positions))
+            if UNSEEN in got:  # the plan's codes of positions no visit list held before
+                plan = self.plan
+                plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
+                for p in compress(visit.positions, got.translate(_UNSEEN_ONLY)):
+                    simple = secondary[p] is None and p not in regex
+                    table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
+                got = bytes(map(table.__getitem__, visit.positions))
+            visit.codes = got
+        return visit.codes
 
     def _own(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
         assert self.own is not None
         entries, index = self.own
         shared = self.plan.entries
-        for pos in positions:
-            if entries[pos] is None:
-                obj = entries[pos] = shared[pos]
-                index[id(obj)] = pos
+        for pos in [p for p in positions if entries[p] is None]:
+            obj = entries[pos] = shared[pos]
+            index[id(obj)] = pos
 
     def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
         """Positions listed under the key ids present for configuration ``cid``: from a
@@ -179,14 +223,16 @@ class FastScan:
         grew, else from every hit."""
         hits = self.hits(cid)
         recent = self.plan.facts.found.setdefault(cid, [])
-        found = next((f for h, f in recent if len(h) == len(hits) and h == hits), None)
+        found = next(
+            (f for h, f in recent if h is hits or (len(h) == len(hits) and h == hits)), None
+        )
         if found is None:
             prev = self._visit.get(cid)
+            listed = table.__getitem__
             if prev is not None and prev[0] <= hits:
-                new = hits - prev[0]
-                found = prev[1].union(*(table[n] for n in new if n in table))
+                found = prev[1].union(*map(listed, table.keys() & (hits - prev[0])))
             else:
-                found = frozenset().union(*(table[n] for n in hits if n in table))
+                found = frozenset().union(*map(listed, table.keys() & hits))
             recent.append((hits, found))
             if len(recent) > _FOUND_KEEP:
                 del recent[0]

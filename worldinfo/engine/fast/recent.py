@@ -1,0 +1,129 @@
+"""What recent scans of a plan derived from their texts, kept by the texts themselves.
+
+A front-end scans the same chat again and again (a swipe, a regeneration, the next turn over
+mostly the same messages), and a scan's recursion text is joined from the same contents in
+the same order. ``RecentTexts`` keeps, a few at a time: the key ids found in a tuple of texts
+(``KeyIndex.found_all``, a pure function of the texts and the plan's needles), the union of
+the id sets a pass combines, and recursion texts joined from contents. Every value is keyed
+by everything it is computed from (texts compared by value; sets by value, their hashes
+cached by Python), so a hit returns what computing it again would; a later needle added to
+the index (``KeyIndex.size`` changes) drops them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+from worldinfo.engine.fast.matcher import KeyIndex
+
+KEEP = 16
+"""Values kept per table; one more clears the table (a scan reads a handful)."""
+V = TypeVar("V")
+
+
+def _put(table: dict[Hashable, V], key: Hashable, value: V) -> V:
+    if len(table) >= KEEP:
+        table.clear()
+    table[key] = value
+    return value
+
+
+class Recent(Generic[V]):
+    """A few values by key: one more than ``KEEP`` clears them."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self) -> None:
+        self._table: dict[Hashable, V] = {}
+
+    def get(self, key: Hashable, make: Callable[[], V]) -> V:
+        """The value kept under ``key``, else ``make()``, kept."""
+        got = self._table.get(key)
+        if got is None:
+            got = _put(self._table, key, make())
+        return got
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def clear(self) -> None:
+        """Drop every value."""
+        self._table.clear()
+
+
+class RecentTexts:
+    """Key ids per text tuple, unions of id sets and joined texts of recent scans."""
+
+    __slots__ = ("_joined", "_size", "_texts", "_unions", "assembled")
+
+    def __init__(self) -> None:
+        self._size = -1
+        self._texts: dict[Hashable, frozenset[int]] = {}
+        self._unions: dict[Hashable, frozenset[int]] = {}
+        self._joined: dict[Hashable, str] = {}
+        self.assembled: Recent[object] = Recent()
+        """Prompt pieces by (positions, contents) of the activated entries (``output``)."""
+
+    def _check(self, needles: KeyIndex) -> None:
+        if needles.size != self._size:  # new needles: an old id set may lack some
+            self._texts.clear()
+            self._unions.clear()
+            self._size = needles.size
+
+    def ids(self, needles: KeyIndex, texts: tuple[str, ...]) -> frozenset[int] | None:
+        """The ids found in ``texts`` by a recent scan, or ``None``."""
+        self._check(needles)
+        return self._texts.get(texts)
+
+    def keep_ids(self, texts: tuple[str, ...], ids: frozenset[int]) -> frozenset[int]:
+        """Remember ``ids`` as what ``texts`` hold (after ``ids`` missed); return it."""
+        return _put(self._texts, texts, ids)
+
+    def union(self, needles: KeyIndex, parts: tuple[frozenset[int], ...]) -> frozenset[int]:
+        """The union of ``parts``, the same object for equal parts while it is kept."""
+        self._check(needles)
+        got = self._unions.get(parts)
+        if got is None:
+            got = _put(self._unions, parts, frozenset().union(*parts))
+        return got
+
+    def joined(self, texts: tuple[str, ...]) -> str:
+        """``"\\n".join(texts)``, the same object for equal texts while it is kept (so its
+        hash, once computed, is cached with it)."""
+        got = self._joined.get(texts)
+        if got is None:
+            got = _put(self._joined, texts, "\n".join(texts))
+        return got
+
+    def __len__(self) -> int:
+        """How many values are kept."""
+        return len(self._texts) + len(self._unions) + len(self._joined) + len(self.assembled)
+
+    def forget(self) -> None:
+        """Drop everything (benchmarks measure scans of unseen text this way)."""
+        self._texts.clear()
+        self._unions.clear()
+        self._joined.clear()
+        self.assembled.clear()
+
+
+class Visit:
+    """What ``FastScan.visit`` derived from one combination of found position sets: their
+    sorted union, and facts about those positions for the nomination loop.
+
+    Args:
+        parts: the found sets (kept alive with the result: it is looked up by their ids).
+        positions: the sorted union.
+    """
+
+    __slots__ = ("built", "codes", "parts", "positions")
+
+    def __init__(self, parts: tuple[frozenset[int], ...], positions: list[int]) -> None:
+        self.parts = parts
+        self.positions = positions
+        self.codes: bytes | None = None
+        """Per position, how ``passes._nominate_fast`` decides it (set by its first use)."""
+        self.built = False
+        """Every position's entry object is built (``LazyEntries``): a scan that starts
+        after this was found has them all in its list (objects, once built, stay)."""
