@@ -16,7 +16,6 @@ from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo._record import field, record
 from worldinfo.engine.fast.recent import RecentTexts, Visit
 from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
@@ -96,21 +95,25 @@ def facts_of(entry: RawEntry) -> Facts:
     )
 
 
-@record(frozen=False, kw_only=False)
 class FactTable:
     """The facts of a plan's entries by position, each computed on first use; and what
     ``FastScan.visit`` derived from key hits in recent scans (a pure function of the hits,
-    the plan's static tables and the always-visited positions), kept a few at a time."""
+    the plan's static tables and the always-visited positions), kept a few at a time.
 
-    _facts: list[Facts | None] = field(default_factory=list)
-    found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = field(default_factory=dict)
-    """Per configuration: recent (key hits, positions those hits visit)."""
-    visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = field(default_factory=dict)
-    """(always-visited positions, ``id`` of each found set) -> the sets and the sorted union
-    (the sets are kept alive with it, so their ids stay theirs)."""
-    _codes: bytearray = field(default_factory=bytearray)
-    recent: RecentTexts = field(default_factory=RecentTexts)
-    """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
+    A cache, not a value: no equality or repr of its contents."""
+
+    __slots__ = ("_codes", "_facts", "found", "recent", "visits")
+
+    def __init__(self) -> None:
+        self._facts: list[Facts | None] = []
+        self.found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = {}
+        """Per configuration: recent (key hits, positions those hits visit)."""
+        self.visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = {}
+        """(always-visited positions, ``id`` of each found set) -> the sets and the sorted
+        union (the sets are kept alive with it, so their ids stay theirs)."""
+        self._codes = bytearray()
+        self.recent = RecentTexts()
+        """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
 
     def codes(self, size: int) -> bytearray:
         """How ``FastScan.codes`` nominates each position (``scan.UNSEEN``, 3, until known)."""

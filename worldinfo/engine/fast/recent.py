@@ -65,6 +65,9 @@ class RecentTexts:
         self.assembled: Recent[object] = Recent()
         """Prompt pieces by (positions, contents) of the activated entries (``output``)."""
 
+    def __repr__(self) -> str:
+        return f"RecentTexts(texts={len(self._texts)}, unions={len(self._unions)})"
+
     def _check(self, needles: KeyIndex) -> None:
         if needles.size != self._size:  # new needles: an old id set may lack some
             self._texts.clear()
