@@ -14,18 +14,23 @@ prepared on its own, as before (``_Prepare``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
+from operator import attrgetter, contains, is_, is_not
+from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
 from worldinfo.engine.fast.prepare import Prepare
-from worldinfo.engine.fast.slots import Gate, kind_from, kind_of, learn_slots
+from worldinfo.engine.fast.rows import plain_rows
+from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
-from worldinfo.types import RawEntry, Settings
+from worldinfo.types import Settings
+
+_CID = attrgetter("cid")
 
 
 def build_plan(
@@ -68,7 +73,6 @@ def build_plan(
     )
     prepare = Prepare(settings, needles, trust)
     classes = Classes(prepare, plan)
-    leveled: list[RawEntry] = []
     policy_keys = trust.untrusted
     worlds = [o[1] for o in origins]
     datas = [o[0].data for o in origins]
@@ -77,65 +81,43 @@ def build_plan(
     )
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
-        found = list(map(classes.of, datas, worlds))
-        if untrusted:
-            found = [
-                None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)
-            ]
+        found = classes.all_of(datas, worlds)
         if not classes.changed:
             break
-    entries.trusted = bytearray(c is not None for c in found)
+    if untrusted:
+        found = [None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)]
+    entries.trusted = bytearray(map(is_not, found, repeat(None)))
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
     _learn(found, datas, prepare)
-    slots = prepare.slots
-    secondary_keys, selective_logic = entry_rules.secondary_keys, entry_rules.selective_logic
-    kinds: list[Kind] = []
-    cids: list[int] = []
-    primaries: list[tuple[int, ...]] = []
-    secondaries: list[Secondary | None] = []
-    delays: list[bool] = []
-    for pos, cls in enumerate(found):
-        if cls is not None:
-            data = datas[pos]
-            stand: RawEntry = data  # type: ignore[assignment]  # read only, like the object
-            memo = cls.memo
-            listed = data.get("key", UNDEFINED)
-            if memo is not None and type(listed) is list:
-                try:  # every key's slot is in the memo (``_learn``) but a regex key's
-                    primary = tuple([memo[k] for k in listed])
-                except (KeyError, TypeError):
-                    primary = slots(listed, stand, memo, cls.context)
-            else:
-                primary = slots(listed, stand, memo, cls.context)
-            sec = secondary_keys(stand)
-            secondary = None
-            if sec is not None:
-                secondary = Secondary(
-                    logic=selective_logic(stand), slots=slots(sec, stand, memo, cls.context)
-                )
-            kind = kind_from(primary, secondary, fixed=cls.fixed, gated=cls.waits)
-            if cls.leveled:
-                leveled.append(stand)
-        else:
-            stand = entries.make(pos)
-            known = prepare.facts(stand)
-            memo = prepare.memo(stand)
-            keys[pos] = entry_key(stand)
-            primary = slots(stand.get("key", UNDEFINED), stand, memo, None)
-            secondary = prepare.secondary(stand, memo)
-            kind = kind_of(stand, primary, secondary)
-            cls = classes.loose(known)
-            leveled.append(stand)
-        kinds.append(kind)
-        cids.append(cls.cid)
-        primaries.append(primary)
-        secondaries.append(secondary)
-        delays.append(cls.delay)
-        if "hash" in stand:  # a stored ``hash`` field would read as the entry's own hash
+    primaries, secondaries, kinds = plain_rows(found, datas, prepare)
+    loose = [pos for pos, c in enumerate(found) if c is None] if None in found else []
+    stands: list[Mapping[str, JSONValue]] = datas
+    if loose:
+        stands = list(datas)
+    for pos in loose:  # prepared on its own, from its entry object
+        stand = entries.make(pos)
+        stands[pos] = stand
+        known = prepare.facts(stand)
+        memo = prepare.memo(stand)
+        keys[pos] = entry_key(stand)
+        primaries[pos] = prepare.slots(stand.get("key", UNDEFINED), stand, memo, None)
+        secondaries[pos] = prepare.secondary(stand, memo)
+        kinds[pos] = kind_of(stand, primaries[pos], secondaries[pos])
+        found[pos] = classes.loose(known)
+    classed = cast("list[Class]", found)
+    distinct = set(classed)
+    leveled: list[Mapping[str, JSONValue]] = []
+    if loose or any(c.leveled for c in distinct):
+        out = set(loose)
+        leveled = [stands[p] for p, c in enumerate(classed) if c.leveled or p in out]
+    if any(map(contains, datas, repeat("hash"))):  # would read as the entry's own hash
+        for pos in [p for p, d in enumerate(datas) if "hash" in d]:
             plan.ensure_hash(pos)
+    cids = list(map(_CID, classed))
     _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
-    plan.delay_positions = [pos for pos, d in enumerate(delays) if d]
+    if any(c.delay for c in distinct):
+        plan.delay_positions = [pos for pos, c in enumerate(classed) if c.delay]
     plan.keys = keys
     plan.levels = delay_levels(leveled)
     needles.freeze()
@@ -176,7 +158,7 @@ def _record(
     """Store each position's kind, configuration and slots, and index the positions by
     needle (per configuration) and by kind."""
     plan.kind = kinds
-    plan.plain = [k is Kind.PLAIN for k in kinds]
+    plan.plain = list(map(is_, kinds, repeat(Kind.PLAIN)))
     plan.config = cids
     plan.primary = primaries
     plan.secondary = secondaries

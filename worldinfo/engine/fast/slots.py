@@ -180,15 +180,30 @@ def kind_from(
 ) -> Kind:
     """The kind from ``fixed_kind``, whether ``filtered`` or ``waits`` holds (``gated``), and
     the key slots."""
+    return kinds_from([primary], [secondary], fixed=fixed, gated=gated)[0]
+
+
+def kinds_from(
+    primaries: Sequence[tuple[int, ...]],
+    secondaries: Sequence[Secondary | None],
+    *,
+    fixed: Kind | None,
+    gated: bool,
+) -> list[Kind]:
+    """``kind_from`` of each entry of one class (the same ``fixed`` and ``gated``)."""
     if fixed is not None:
-        return fixed
-    if not primary or UNKNOWN in primary:
-        return Kind.ALWAYS
+        return [fixed] * len(primaries)
+    always, plain, waiting = Kind.ALWAYS, Kind.PLAIN, Kind.GATED
     # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
     # ``match_key`` would).
-    if gated or (secondary is not None and UNKNOWN in secondary.slots):
-        return Kind.GATED
-    return Kind.PLAIN
+    return [
+        always
+        if not p or UNKNOWN in p
+        else waiting
+        if gated or (s is not None and UNKNOWN in s.slots)
+        else plain
+        for p, s in zip(primaries, secondaries, strict=True)
+    ]
 
 
 def kind_of(entry: Fields, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:
