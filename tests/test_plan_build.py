@@ -3,6 +3,8 @@ gives the same plan as preparing every entry object on its own."""
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from typing import Any
 
@@ -131,3 +133,43 @@ def test_entry_objects_are_built_when_a_scan_reads_them() -> None:
     built = [p for p, obj in enumerate(plan.entries.made) if obj is not None]
     assert built == [3, 7]
     assert plan.entries[10] == {"uid": 10, "world": "B", **entries[10].data, "decorators": []}
+
+
+ORDERS: list[Any] = [
+    0,
+    1,
+    -1,
+    5,
+    2**53 - 1,
+    2**53,
+    -(2**53),
+    3.0,
+    2.5,
+    True,
+    None,
+    "7",
+    "x",
+    [],
+    -0.0,
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_order_sort_is_the_comparator_sort(seed: int) -> None:
+    """``sort_desc_by_order`` (an integer-only book sorted by one C sort) gives V8's
+    ``(a, b) => b.order - a.order`` order, computed here comparison by comparison."""
+    rng = random.Random(seed)
+    pool = ORDERS if seed % 2 else [rng.randrange(-5, 5) for _ in range(6)]
+    items = [{"id": i} for i in range(rng.randrange(0, 30))]
+    for item in items:
+        if seed % 3 or rng.random() < 0.9:
+            item["order"] = rng.choice(pool)
+
+    def cmp(a: dict[str, Any], b: dict[str, Any]) -> int:
+        d = _js.to_number(b.get("order", _js.UNDEFINED)) - _js.to_number(
+            a.get("order", _js.UNDEFINED)
+        )
+        return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+
+    expected = sorted(items, key=functools.cmp_to_key(cmp))
+    assert [x["id"] for x in _js.sort_desc_by_order(items)] == [x["id"] for x in expected]
