@@ -13,7 +13,7 @@ import pytest
 from worldinfo import _js
 from worldinfo.conformance import generate as gen
 from worldinfo.engine.fast.build import build_plan
-from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Origin, Plan
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Origin, Plan
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Message, Settings
@@ -173,3 +173,28 @@ def test_the_order_sort_is_the_comparator_sort(seed: int) -> None:
 
     expected = sorted(items, key=functools.cmp_to_key(cmp))
     assert [x["id"] for x in _js.sort_desc_by_order(items)] == [x["id"] for x in expected]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_needle_lists_its_positions_once_in_order(seed: int) -> None:
+    """The needle table of a one-configuration book without regex keys (filled in one
+    pass) lists each PLAIN or GATED position under each of its primary needles, once,
+    ascending."""
+    entries = []
+    for e in _entries(seed):
+        data = {k: v for k, v in e.data.items() if k not in ("scanDepth", "matchScenario")}
+        keys = data.get("key")
+        if isinstance(keys, list):  # a repeated key, no regex key
+            kept = [k for k in keys if "/" not in str(k)]
+            data["key"] = kept + kept[:1]
+        data["keysecondary"] = []
+        entries.append(Entry(data=data))
+    plan = build_plan([(e, "Book", []) for e in entries], Settings(), gate=Gate())
+    assert len(plan.by_needle) == 1 and not plan.regex_needles
+    expected: dict[int, list[int]] = {}
+    for pos, (kind, primary) in enumerate(zip(plan.kind, plan.primary, strict=True)):
+        if kind in (Kind.PLAIN, Kind.GATED):
+            for slot in dict.fromkeys(s for s in primary if s >= 0):
+                expected.setdefault(slot, []).append(pos)
+    assert plan.by_needle[0] == expected
+    assert any(len(p) > len(set(p)) for p in plan.primary)

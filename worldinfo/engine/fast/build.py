@@ -13,8 +13,9 @@ prepared on its own, as before (``_Prepare``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from itertools import repeat
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
 from operator import attrgetter, contains, is_, is_not
 from typing import cast
 
@@ -22,7 +23,16 @@ from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.matcher import KeyIndex
-from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
+from worldinfo.engine.fast.plan import (
+    EMPTY,
+    REGEX,
+    UNKNOWN,
+    Kind,
+    LazyEntries,
+    Origin,
+    Plan,
+    Secondary,
+)
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.rows import plain_rows
 from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
@@ -76,9 +86,7 @@ def build_plan(
     policy_keys = trust.untrusted
     worlds = [o[1] for o in origins]
     datas = [o[0].data for o in origins]
-    keys = list(
-        map("{}.{}".format, worlds, _js.to_strings([d.get("uid", UNDEFINED) for d in datas]))
-    )
+    keys = _entry_keys(worlds, [d.get("uid", UNDEFINED) for d in datas])
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
         found = classes.all_of(datas, worlds)
@@ -124,6 +132,14 @@ def build_plan(
     return plan
 
 
+def _entry_keys(worlds: list[str], uids: list[JSONValue]) -> list[str]:
+    """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
+    strings = _js.to_strings(uids)
+    if len(set(worlds)) == 1:  # one book: one prefix
+        return list(map(f"{worlds[0]}.".__add__, strings))
+    return list(map("{}.{}".format, worlds, strings))
+
+
 def _learn(
     found: list[Class | None], datas: list[Mapping[str, JSONValue]], prepare: Prepare
 ) -> None:
@@ -136,15 +152,25 @@ def _learn(
             )
         else:
             chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
-        keys: list[JSONValue] = [
-            k
-            for d in chosen
-            for f in ("key", "keysecondary")
-            if isinstance(v := d.get(f), list)
-            for k in v
-        ]
+        keys = _keys_of(chosen)
         assert cls.memo is not None
         learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
+
+
+def _keys_of(datas: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
+    """Every ``key`` and ``keysecondary`` list item of the entries, in order."""
+    primary = [d.get("key") for d in datas]
+    secondary = [d.get("keysecondary") for d in datas]
+    if set(map(type, primary)) | set(map(type, secondary)) == {list}:
+        lists = cast("list[list[JSONValue]]", primary)
+        return list(chain.from_iterable(map(chain, lists, secondary)))  # type: ignore[arg-type]
+    return [
+        k
+        for d in datas
+        for f in ("key", "keysecondary")
+        if isinstance(v := d.get(f), list)
+        for k in v
+    ]
 
 
 def _record(
@@ -172,9 +198,11 @@ def _record(
                 plan.regex_positions.add(pos)
     by_needle = plan.by_needle
     plain, gated = Kind.PLAIN, Kind.GATED
-    for pos, kind in enumerate(kinds):
-        if kind is not plain and kind is not gated:
-            continue
+    listed = [p for p, k in enumerate(kinds) if k is plain or k is gated]
+    if len(by_needle) == 1 and not regex and not by_needle[0]:  # one configuration, no regex
+        _index(by_needle[0], listed, primaries)
+        return
+    for pos in listed:
         table = by_needle[cids[pos]]
         for slot in primaries[pos]:
             if slot >= 0:
@@ -190,3 +218,20 @@ def _record(
                         table[nid] = [pos]
                     elif got[-1] != pos:
                         got.append(pos)
+
+
+def _index(
+    table: dict[int, list[int]], listed: list[int], primaries: list[tuple[int, ...]]
+) -> None:
+    """List each position under the needle ids of its primary slots (ascending, once)."""
+    slots = list(map(primaries.__getitem__, listed))
+    counts = list(map(len, slots))
+    owners = chain.from_iterable(map(repeat, listed, counts))
+    lists: defaultdict[int, list[int]] = defaultdict(list)
+    for slot, pos in zip(chain.from_iterable(slots), owners, strict=True):
+        got = lists[slot]
+        if not got or got[-1] != pos:  # a key repeated in the entry is listed once
+            got.append(pos)
+    lists.pop(EMPTY, None)
+    lists.pop(UNKNOWN, None)
+    table.update(lists)

@@ -144,7 +144,10 @@ def learn_slots(
         fresh, texts = [k for k, _ in kept], [t for _, t in kept]
     case, whole = context
     slots = plain_slots(texts, case=case, whole=whole, needles=needles)
-    memo.update((k, s) for k, s in zip(fresh, slots, strict=True) if s >= EMPTY)
+    if not slots or min(slots) >= EMPTY:
+        memo.update(zip(fresh, slots, strict=True))
+    else:
+        memo.update((k, s) for k, s in zip(fresh, slots, strict=True) if s >= EMPTY)
 
 
 def fixed_kind(entry: Fields) -> Kind | None:
