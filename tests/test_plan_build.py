@@ -12,6 +12,7 @@ import pytest
 
 from worldinfo import _js
 from worldinfo.conformance import generate as gen
+from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.build import build_plan
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Origin, Plan
 from worldinfo.engine.fast.slots import Gate
@@ -198,3 +199,30 @@ def test_each_needle_lists_its_positions_once_in_order(seed: int) -> None:
                 expected.setdefault(slot, []).append(pos)
     assert plan.by_needle[0] == expected
     assert any(len(p) > len(set(p)) for p in plan.primary)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        lambda e: e.get("keysecondary"),  # an empty list that applies
+        lambda e: ["w00001"] if int(str(e.get("uid"))) >= 60 else None,  # reads another field
+    ],
+    ids=["empty-list-applies", "reads-uid"],
+)
+def test_secondary_keys_follow_their_rule_when_every_list_is_empty(
+    monkeypatch: pytest.MonkeyPatch, rule: Any
+) -> None:
+    """Books whose ``keysecondary`` lists are all empty skip the rule per entry only where
+    the rule, run on one entry per ``selective`` value, proves it (reads nothing else and
+    gives ``None``)."""
+    entries = [Entry(data={**e.data, "keysecondary": []}) for e in _entries(3)]
+    monkeypatch.setattr(entry_rules, "secondary_keys", rule)
+    fast = build_plan([(e, "Book", []) for e in entries], Settings(), gate=Gate())
+    one_by_one = build_plan(
+        [(e, "Book", []) for e in entries],
+        Settings(),
+        gate=Gate(),
+        untrusted=frozenset(id(e) for e in entries),
+    )
+    assert _facts(fast) == _facts(one_by_one)
+    assert any(s is not None for s in fast.secondary)

@@ -22,6 +22,7 @@ from worldinfo.engine.fast.classes import Class
 from worldinfo.engine.fast.plan import Kind, Secondary
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.slots import kinds_from
+from worldinfo.engine.fast.stored import StoredView
 from worldinfo.types import RawEntry
 
 Slots = tuple[int, ...]
@@ -98,7 +99,9 @@ def _secondaries(
     stands: Sequence[Mapping[str, JSONValue]], cls: Class, prepare: Prepare
 ) -> list[Secondary | None]:
     """Each entry's secondary keys that apply (``entry_rules``) and their slots."""
-    listed = list(map(entry_rules.secondary_keys, stands))
+    listed: list[list[JSONValue] | None] | None = _none_when_empty(stands)
+    if listed is None:
+        listed = list(map(entry_rules.secondary_keys, stands))
     out: list[Secondary | None] = [None] * len(listed)
     if listed.count(None) == len(listed):
         return out
@@ -113,3 +116,30 @@ def _secondaries(
 def _slots(keys: JSONValue, stand: Mapping[str, JSONValue], cls: Class, prepare: Prepare) -> Slots:
     entry: RawEntry = stand  # type: ignore[assignment]  # read only, like the object
     return prepare.slots(keys, entry, cls.memo, cls.context)
+
+
+_SECONDARY_FIELDS = frozenset(("selective", "keysecondary"))
+
+
+def _none_when_empty(
+    stands: Sequence[Mapping[str, JSONValue]],
+) -> list[list[JSONValue] | None] | None:
+    """``secondary_keys`` of each entry when every ``keysecondary`` is an empty list and the
+    rule, run on one entry per distinct ``selective`` value, reads only those two fields and
+    gives ``None`` (then it gives ``None`` for each entry); else ``None``: ask each entry."""
+    lists = [d.get("keysecondary", UNDEFINED) for d in stands]
+    if set(map(type, lists)) != {list} or any(lists):
+        return None
+    values = [d.get("selective", UNDEFINED) for d in stands]
+    pairs = list(zip(map(type, values), values, strict=True))
+    try:
+        distinct = dict.fromkeys(pairs)
+    except TypeError:  # a list or object in ``selective``
+        return None
+    for i in map(pairs.index, distinct):
+        read: set[str] = set()
+        if entry_rules.secondary_keys(StoredView(stands[i], "", read)) is not None:
+            return None
+        if not read <= _SECONDARY_FIELDS:
+            return None
+    return [None] * len(stands)
