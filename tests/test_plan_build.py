@@ -3,6 +3,8 @@ gives the same plan as preparing every entry object on its own."""
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from typing import Any
 
@@ -10,8 +12,9 @@ import pytest
 
 from worldinfo import _js
 from worldinfo.conformance import generate as gen
+from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.build import build_plan
-from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Origin, Plan
+from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Origin, Plan
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.session import Session
 from worldinfo.types import Book, Entry, Message, Settings
@@ -131,3 +134,95 @@ def test_entry_objects_are_built_when_a_scan_reads_them() -> None:
     built = [p for p, obj in enumerate(plan.entries.made) if obj is not None]
     assert built == [3, 7]
     assert plan.entries[10] == {"uid": 10, "world": "B", **entries[10].data, "decorators": []}
+
+
+ORDERS: list[Any] = [
+    0,
+    1,
+    -1,
+    5,
+    2**53 - 1,
+    2**53,
+    -(2**53),
+    3.0,
+    2.5,
+    True,
+    None,
+    "7",
+    "x",
+    [],
+    -0.0,
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_order_sort_is_the_comparator_sort(seed: int) -> None:
+    """``sort_desc_by_order`` (an integer-only book sorted by one C sort) gives V8's
+    ``(a, b) => b.order - a.order`` order, computed here comparison by comparison."""
+    rng = random.Random(seed)
+    pool = ORDERS if seed % 2 else [rng.randrange(-5, 5) for _ in range(6)]
+    items = [{"id": i} for i in range(rng.randrange(0, 30))]
+    for item in items:
+        if seed % 3 or rng.random() < 0.9:
+            item["order"] = rng.choice(pool)
+
+    def cmp(a: dict[str, Any], b: dict[str, Any]) -> int:
+        d = _js.to_number(b.get("order", _js.UNDEFINED)) - _js.to_number(
+            a.get("order", _js.UNDEFINED)
+        )
+        return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+
+    expected = sorted(items, key=functools.cmp_to_key(cmp))
+    assert [x["id"] for x in _js.sort_desc_by_order(items)] == [x["id"] for x in expected]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_needle_lists_its_positions_once_in_order(seed: int) -> None:
+    """The needle table of a one-configuration book without regex keys (filled in one
+    pass) lists each PLAIN or GATED position under each of its primary needles, once,
+    ascending."""
+    entries = []
+    for e in _entries(seed):
+        data = {k: v for k, v in e.data.items() if k not in ("scanDepth", "matchScenario")}
+        keys = data.get("key")
+        if isinstance(keys, list):  # a repeated key, no regex key
+            kept = [k for k in keys if "/" not in str(k)]
+            data["key"] = kept + kept[:1]
+        data["keysecondary"] = []
+        entries.append(Entry(data=data))
+    plan = build_plan([(e, "Book", []) for e in entries], Settings(), gate=Gate())
+    assert len(plan.by_needle) == 1 and not plan.regex_needles
+    expected: dict[int, list[int]] = {}
+    for pos, (kind, primary) in enumerate(zip(plan.kind, plan.primary, strict=True)):
+        if kind in (Kind.PLAIN, Kind.GATED):
+            for slot in dict.fromkeys(s for s in primary if s >= 0):
+                expected.setdefault(slot, []).append(pos)
+    assert plan.by_needle[0] == expected
+    assert any(len(p) > len(set(p)) for p in plan.primary)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        lambda e: e.get("keysecondary"),  # an empty list that applies
+        lambda e: ["w00001"] if int(str(e.get("uid"))) >= 60 else None,  # reads another field
+    ],
+    ids=["empty-list-applies", "reads-uid"],
+)
+def test_secondary_keys_follow_their_rule_when_every_list_is_empty(
+    monkeypatch: pytest.MonkeyPatch, rule: Any
+) -> None:
+    """Books whose ``keysecondary`` lists are all empty skip the rule per entry only where
+    the rule, run on one entry per ``selective`` value, proves it (reads nothing else and
+    gives ``None``)."""
+    entries = [Entry(data={**e.data, "keysecondary": []}) for e in _entries(3)]
+    monkeypatch.setattr(entry_rules, "secondary_keys", rule)
+    fast = build_plan([(e, "Book", []) for e in entries], Settings(), gate=Gate())
+    one_by_one = build_plan(
+        [(e, "Book", []) for e in entries],
+        Settings(),
+        gate=Gate(),
+        untrusted=frozenset(id(e) for e in entries),
+    )
+    assert _facts(fast) == _facts(one_by_one)
+    assert any(s is not None for s in fast.secondary)

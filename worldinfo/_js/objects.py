@@ -164,7 +164,12 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
     "equal", which only the comparison-driven TimSort reproduces; CPython's ``list.sort``
     is the same algorithm, so with a comparator it makes the same comparisons.
     """
-    nums = [to_number(e.get("order", UNDEFINED)) for e in items]
+    orders = [e.get("order", UNDEFINED) for e in items]
+    if set(map(type, orders)) == {int} and min(orders) > -(2**53) and max(orders) < 2**53:
+        # ``Number(order)`` is the integer itself: one sort by it, descending and stable
+        ranked = sorted(range(len(items)), key=orders.__getitem__, reverse=True)
+        return list(map(items.__getitem__, ranked))
+    nums = list(map(to_number, orders))
     if all(math.isfinite(n) for n in nums):
         pairs = sorted(zip(nums, range(len(items)), strict=False), key=lambda p: -p[0])
         return [items[i] for _, i in pairs]

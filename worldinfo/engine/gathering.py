@@ -175,14 +175,20 @@ def decorate_unhashed(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
 
 
 def _decorate_in_place(obj: dict[str, JSONValue]) -> dict[str, JSONValue]:
-    raw = obj.get("content", UNDEFINED)
-    if type(raw) is str and not raw.startswith("@@"):  # no decorators: content as it is
-        obj["decorators"] = []
-        return obj
-    decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
-    obj["decorators"] = decorators
-    obj["content"] = content
-    return obj
+    return _decorate_all([obj])[0]
+
+
+def _decorate_all(objs: list[dict[str, JSONValue]]) -> list[dict[str, JSONValue]]:
+    """Give each object its ``decorators`` and stripped ``content`` (R13-R14), in place."""
+    for obj in objs:
+        raw = obj.get("content", UNDEFINED)
+        if type(raw) is str and not raw.startswith("@@"):  # no decorators: content as it is
+            obj["decorators"] = []
+            continue
+        decorators, content = parse_decorators(raw if _js.truthy(raw) else "")
+        obj["decorators"] = decorators
+        obj["content"] = content
+    return objs
 
 
 def decorated_object(
@@ -191,10 +197,21 @@ def decorated_object(
     """``decorate_unhashed(entry_object(entry, world))``, without the intermediate copy
     (``trusted``: the caller knows ``is_untrusted(entry)`` is false)."""
     if trusted:
-        obj: dict[str, JSONValue] = {"uid": entry.data.get("uid", UNDEFINED), "world": world}
-        obj.update(entry.data)
-        return _decorate_in_place(obj)
+        return decorated_objects([entry], [world])[0]
     return _decorate_in_place(entry_object(entry, world, trust=trust))
+
+
+def decorated_objects(
+    entries: Sequence[Entry], worlds: Sequence[str]
+) -> list[dict[str, JSONValue]]:
+    """``decorated_object`` of each trusted entry (``is_untrusted`` is false) and its book
+    name, built in one pass."""
+    return _decorate_all(
+        [
+            {"uid": e.data.get("uid", UNDEFINED), "world": w, **e.data}
+            for e, w in zip(entries, worlds, strict=True)
+        ]
+    )
 
 
 def entry_hash(obj: dict[str, JSONValue]) -> int:
@@ -223,14 +240,13 @@ def merge_sorted(
     strategy: JSONValue,
 ) -> list[dict[str, JSONValue]]:
     """Merge the four lore lists by insertion strategy (R12)."""
-    glob = _js.sort_desc_by_order(global_entries)
-    char = _js.sort_desc_by_order(character_entries)
+    sort = _js.sort_desc_by_order
     if _js.strict_eq(strategy, 1):
-        merged = char + glob
+        merged = sort(character_entries) + sort(global_entries)
     elif _js.strict_eq(strategy, 2):
-        merged = glob + char
-    else:
-        merged = _js.sort_desc_by_order(global_entries + character_entries)
+        merged = sort(global_entries) + sort(character_entries)
+    else:  # each list sorted on its own is not used (the sort is pure)
+        merged = sort(global_entries + character_entries)
     return _js.sort_desc_by_order(chat_entries) + _js.sort_desc_by_order(persona_entries) + merged
 
 

@@ -13,19 +13,34 @@ prepared on its own, as before (``_Prepare``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
+from operator import attrgetter, contains, is_, is_not
+from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.matcher import KeyIndex
-from worldinfo.engine.fast.plan import REGEX, Kind, LazyEntries, Origin, Plan, Secondary
+from worldinfo.engine.fast.plan import (
+    EMPTY,
+    REGEX,
+    UNKNOWN,
+    Kind,
+    LazyEntries,
+    Origin,
+    Plan,
+    Secondary,
+)
 from worldinfo.engine.fast.prepare import Prepare
-from worldinfo.engine.fast.slots import Gate, kind_from, kind_of, learn_slots
+from worldinfo.engine.fast.rows import plain_rows
+from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
-from worldinfo.types import RawEntry, Settings
+from worldinfo.types import Settings
+
+_CID = attrgetter("cid")
 
 
 def build_plan(
@@ -68,78 +83,61 @@ def build_plan(
     )
     prepare = Prepare(settings, needles, trust)
     classes = Classes(prepare, plan)
-    leveled: list[RawEntry] = []
     policy_keys = trust.untrusted
     worlds = [o[1] for o in origins]
     datas = [o[0].data for o in origins]
-    keys = list(
-        map("{}.{}".format, worlds, _js.to_strings([d.get("uid", UNDEFINED) for d in datas]))
-    )
+    keys = _entry_keys(worlds, [d.get("uid", UNDEFINED) for d in datas])
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
-        found = list(map(classes.of, datas, worlds))
-        if untrusted:
-            found = [
-                None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)
-            ]
+        found = classes.all_of(datas, worlds)
         if not classes.changed:
             break
-    entries.trusted = bytearray(c is not None for c in found)
+    if untrusted:
+        found = [None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)]
+    entries.trusted = bytearray(map(is_not, found, repeat(None)))
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
     _learn(found, datas, prepare)
-    slots = prepare.slots
-    secondary_keys, selective_logic = entry_rules.secondary_keys, entry_rules.selective_logic
-    kinds: list[Kind] = []
-    cids: list[int] = []
-    primaries: list[tuple[int, ...]] = []
-    secondaries: list[Secondary | None] = []
-    delays: list[bool] = []
-    for pos, cls in enumerate(found):
-        if cls is not None:
-            data = datas[pos]
-            stand: RawEntry = data  # type: ignore[assignment]  # read only, like the object
-            memo = cls.memo
-            listed = data.get("key", UNDEFINED)
-            if memo is not None and type(listed) is list:
-                try:  # every key's slot is in the memo (``_learn``) but a regex key's
-                    primary = tuple([memo[k] for k in listed])
-                except (KeyError, TypeError):
-                    primary = slots(listed, stand, memo, cls.context)
-            else:
-                primary = slots(listed, stand, memo, cls.context)
-            sec = secondary_keys(stand)
-            secondary = None
-            if sec is not None:
-                secondary = Secondary(
-                    logic=selective_logic(stand), slots=slots(sec, stand, memo, cls.context)
-                )
-            kind = kind_from(primary, secondary, fixed=cls.fixed, gated=cls.waits)
-            if cls.leveled:
-                leveled.append(stand)
-        else:
-            stand = entries.make(pos)
-            known = prepare.facts(stand)
-            memo = prepare.memo(stand)
-            keys[pos] = entry_key(stand)
-            primary = slots(stand.get("key", UNDEFINED), stand, memo, None)
-            secondary = prepare.secondary(stand, memo)
-            kind = kind_of(stand, primary, secondary)
-            cls = classes.loose(known)
-            leveled.append(stand)
-        kinds.append(kind)
-        cids.append(cls.cid)
-        primaries.append(primary)
-        secondaries.append(secondary)
-        delays.append(cls.delay)
-        if "hash" in stand:  # a stored ``hash`` field would read as the entry's own hash
+    primaries, secondaries, kinds = plain_rows(found, datas, prepare)
+    loose = [pos for pos, c in enumerate(found) if c is None] if None in found else []
+    stands: list[Mapping[str, JSONValue]] = datas
+    if loose:
+        stands = list(datas)
+    for pos in loose:  # prepared on its own, from its entry object
+        stand = entries.make(pos)
+        stands[pos] = stand
+        known = prepare.facts(stand)
+        memo = prepare.memo(stand)
+        keys[pos] = entry_key(stand)
+        primaries[pos] = prepare.slots(stand.get("key", UNDEFINED), stand, memo, None)
+        secondaries[pos] = prepare.secondary(stand, memo)
+        kinds[pos] = kind_of(stand, primaries[pos], secondaries[pos])
+        found[pos] = classes.loose(known)
+    classed = cast("list[Class]", found)
+    distinct = set(classed)
+    leveled: list[Mapping[str, JSONValue]] = []
+    if loose or any(c.leveled for c in distinct):
+        out = set(loose)
+        leveled = [stands[p] for p, c in enumerate(classed) if c.leveled or p in out]
+    if any(map(contains, datas, repeat("hash"))):  # would read as the entry's own hash
+        for pos in [p for p, d in enumerate(datas) if "hash" in d]:
             plan.ensure_hash(pos)
+    cids = list(map(_CID, classed))
     _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
-    plan.delay_positions = [pos for pos, d in enumerate(delays) if d]
+    if any(c.delay for c in distinct):
+        plan.delay_positions = [pos for pos, c in enumerate(classed) if c.delay]
     plan.keys = keys
     plan.levels = delay_levels(leveled)
     needles.freeze()
     return plan
+
+
+def _entry_keys(worlds: list[str], uids: list[JSONValue]) -> list[str]:
+    """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
+    strings = _js.to_strings(uids)
+    if len(set(worlds)) == 1:  # one book: one prefix
+        return list(map(f"{worlds[0]}.".__add__, strings))
+    return list(map("{}.{}".format, worlds, strings))
 
 
 def _learn(
@@ -154,15 +152,25 @@ def _learn(
             )
         else:
             chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
-        keys: list[JSONValue] = [
-            k
-            for d in chosen
-            for f in ("key", "keysecondary")
-            if isinstance(v := d.get(f), list)
-            for k in v
-        ]
+        keys = _keys_of(chosen)
         assert cls.memo is not None
         learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
+
+
+def _keys_of(datas: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
+    """Every ``key`` and ``keysecondary`` list item of the entries, in order."""
+    primary = [d.get("key") for d in datas]
+    secondary = [d.get("keysecondary") for d in datas]
+    if set(map(type, primary)) | set(map(type, secondary)) == {list}:
+        lists = cast("list[list[JSONValue]]", primary)
+        return list(chain.from_iterable(map(chain, lists, secondary)))  # type: ignore[arg-type]
+    return [
+        k
+        for d in datas
+        for f in ("key", "keysecondary")
+        if isinstance(v := d.get(f), list)
+        for k in v
+    ]
 
 
 def _record(
@@ -176,7 +184,7 @@ def _record(
     """Store each position's kind, configuration and slots, and index the positions by
     needle (per configuration) and by kind."""
     plan.kind = kinds
-    plan.plain = [k is Kind.PLAIN for k in kinds]
+    plan.plain = list(map(is_, kinds, repeat(Kind.PLAIN)))
     plan.config = cids
     plan.primary = primaries
     plan.secondary = secondaries
@@ -190,9 +198,11 @@ def _record(
                 plan.regex_positions.add(pos)
     by_needle = plan.by_needle
     plain, gated = Kind.PLAIN, Kind.GATED
-    for pos, kind in enumerate(kinds):
-        if kind is not plain and kind is not gated:
-            continue
+    listed = [p for p, k in enumerate(kinds) if k is plain or k is gated]
+    if len(by_needle) == 1 and not regex and not by_needle[0]:  # one configuration, no regex
+        _index(by_needle[0], listed, primaries)
+        return
+    for pos in listed:
         table = by_needle[cids[pos]]
         for slot in primaries[pos]:
             if slot >= 0:
@@ -208,3 +218,20 @@ def _record(
                         table[nid] = [pos]
                     elif got[-1] != pos:
                         got.append(pos)
+
+
+def _index(
+    table: dict[int, list[int]], listed: list[int], primaries: list[tuple[int, ...]]
+) -> None:
+    """List each position under the needle ids of its primary slots (ascending, once)."""
+    slots = list(map(primaries.__getitem__, listed))
+    counts = list(map(len, slots))
+    owners = chain.from_iterable(map(repeat, listed, counts))
+    lists: defaultdict[int, list[int]] = defaultdict(list)
+    for slot, pos in zip(chain.from_iterable(slots), owners, strict=True):
+        got = lists[slot]
+        if not got or got[-1] != pos:  # a key repeated in the entry is listed once
+            got.append(pos)
+    lists.pop(EMPTY, None)
+    lists.pop(UNKNOWN, None)
+    table.update(lists)

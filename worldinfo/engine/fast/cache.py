@@ -10,6 +10,7 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import cast
 
 from worldinfo import _js
@@ -30,6 +31,7 @@ from worldinfo.trust import (
 )
 from worldinfo.types import Book, RawEntry, Settings
 
+_ENTRY = itemgetter(0)
 MAX_PLANS = 4
 """Plans kept at once (one per book selection and scan settings); more clears them all."""
 
@@ -110,7 +112,7 @@ class ScanCache:
                 out.append(hit if hit is not None and hit[0] is entry else (entry, world, []))
         else:
             out = [(entry, world, []) for entry in book.entries]
-        self._entries[name] = {id(o[0]): o for o in out}
+        self._entries[name] = dict(zip(map(id, map(_ENTRY, out)), out, strict=True))
         self._books[name] = (book, out)
         return out
 
@@ -132,7 +134,7 @@ class ScanCache:
             origins = self._origins(name, book)
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
-            stands = [cast("RawEntry", o[0].data) for o in origins]
+            stands = cast("list[RawEntry]", [o[0].data for o in origins])
             ids = set(map(id, stands))
             if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
                 stands = [_order_only(d) for d in stands]
@@ -148,7 +150,7 @@ class ScanCache:
             persona_entries=lore.persona_entries,
             strategy=strategy,
         )
-        origins = [origin_of[id(obj)] for obj in ordered]
+        origins = list(map(origin_of.__getitem__, map(id, ordered)))
         keys = untrusted_keys(books.get(n) for n in selected.all_names())
         gate = Gate(policy=self._trust, untrusted=keys, regex=regex)
         return build_plan(origins, settings, gate=gate, untrusted=frozenset(untrusted))

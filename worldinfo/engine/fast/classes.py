@@ -13,7 +13,8 @@ agree on such values (the scan-settings memo relied on this before).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -68,6 +69,8 @@ class Classes:
         self._prepare = prepare
         self._plan = plan
         self._by_sig: dict[object, Class] = {}
+        self._by_rows: dict[object, Class] = {}
+        """``all_of``'s classes by the values of the key fields (``_rows``)."""
         self._loose: dict[tuple[Config, bool], Class] = {}
         self._configs: dict[Config, int] = {}
         self._fields: tuple[str, ...] = SIG_FIELDS
@@ -113,6 +116,66 @@ class Classes:
         if got is None:
             got = self._by_sig[sig] = self._new(data, world)
         return got
+
+    def all_of(
+        self, datas: Sequence[Mapping[str, JSONValue]], worlds: Sequence[str]
+    ) -> list[Class | None]:
+        """``of`` of each entry, column by column where the entries are alike: every
+        ``content`` a string without decorators, every key field a scalar where the first
+        entry has one, no missing field present (else entry by entry). Stops early when
+        the key fields grew (``changed``)."""
+        if not datas or not self.sharing:
+            return list(map(self.of, datas, worlds))
+        if not self._shaped:
+            self._shape(datas[0])
+        rows = self._rows(datas, worlds)
+        if rows is None:
+            return list(map(self.of, datas, worlds))
+        by_rows = self._by_rows
+        try:
+            found: list[Class | None] = list(map(by_rows.get, rows))
+        except TypeError:  # a list or object where the first entry holds a scalar
+            return list(map(self.of, datas, worlds))
+        if None in found:
+            for pos in [p for p, c in enumerate(found) if c is None]:
+                got = by_rows.get(rows[pos])
+                if got is None:
+                    got = self._new(datas[pos], worlds[pos])
+                    if self.changed:
+                        return found
+                    by_rows[rows[pos]] = got
+                found[pos] = got
+        return found
+
+    def _rows(
+        self, datas: Sequence[Mapping[str, JSONValue]], worlds: Sequence[str]
+    ) -> list[object] | None:
+        """Each entry's values of the key fields (``None``: not all entries are alike)."""
+        getter = self._getter
+        if getter is None:
+            return None
+        try:
+            contents = list(map(_CONTENT, datas))
+            rows: list[object] = list(map(getter, datas))
+        except KeyError:
+            return None
+        if set(map(type, contents)) != {str} or any(map(str.startswith, contents, _DECORATED)):
+            return None
+        if any(any(map(operator.contains, datas, repeat(f))) for f in self._missing):
+            return None
+        if self._boxes:
+            boxed = operator.itemgetter(*self._boxes)
+            try:
+                boxes = list(map(boxed, datas))
+            except KeyError:
+                return None
+            if len(self._boxes) == 1:
+                rows = [(r, _frozen(b)) for r, b in zip(rows, boxes, strict=True)]
+            else:
+                rows = [(r, *map(_frozen, b)) for r, b in zip(rows, boxes, strict=True)]
+        if self._world:
+            rows = list(zip(rows, worlds, strict=True))
+        return rows
 
     def loose(self, known: Facts) -> Class:
         """The class of an entry prepared on its own: its configuration and ``delay``."""
@@ -178,9 +241,14 @@ class Classes:
             self._fields = (*self._fields, *new)
             self._world = "world" in self._fields
             self._by_sig.clear()
+            self._by_rows.clear()
             self._shaped = False
             self.changed = True
         return cls
+
+
+_CONTENT = operator.itemgetter("content")
+_DECORATED = repeat("@@")
 
 
 def _frozen(value: JSONValue) -> object:

@@ -130,16 +130,12 @@ class KeyIndex:
             ]
         table = self._texts[lowered][False]
         before = self.size
-        out = []
-        for text in texts:
-            nid = table.get(text)
-            if nid is None:
-                if not text:
-                    nid = ALWAYS
-                else:
-                    nid = table[text] = self.size
-                    self.size += 1
-            out.append(nid)
+        fresh = [t for t in dict.fromkeys(texts) if t and t not in table]  # first seen first
+        table.update(zip(fresh, range(before, before + len(fresh)), strict=True))
+        self.size += len(fresh)
+        out: list[int] = list(map(table.get, texts))  # type: ignore[arg-type]
+        if "" in texts:  # the empty text is not in the table: it matches every text
+            out = [ALWAYS if not t else nid for t, nid in zip(texts, out, strict=True)]
         if self.size != before and self._automata is not None:
             self._automata = None
             self._lines.clear()

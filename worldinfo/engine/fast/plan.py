@@ -24,7 +24,12 @@ from worldinfo._js.regex import RegexKey
 from worldinfo._record import field, record
 from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
-from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes
+from worldinfo.engine.gathering import (
+    decorated_object,
+    decorated_objects,
+    entry_hash,
+    entry_hashes,
+)
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import Book, Entry, RawEntry
 
@@ -105,13 +110,29 @@ class LazyEntries(Sequence[RawEntry]):
         """Build the object at ``pos`` (if it is not built yet) and return it."""
         pos = range(len(self.made))[pos]
         got = self.made[pos]
-        if got is None:
-            entry, world, _ = self._origins[pos]
-            trusted = pos < len(self.trusted) and self.trusted[pos] == 1
-            got = decorated_object(entry, world, trust=self._trust, trusted=trusted)
-            self.made[pos] = got
-            self.ids[id(got)] = pos
-        return got
+        return self.make_all([pos])[0] if got is None else got
+
+    def make_all(self, positions: Sequence[int]) -> list[RawEntry]:
+        """The objects at ``positions`` (valid, non-negative), those not built yet built
+        together."""
+        made = self.made
+        todo = [p for p in positions if made[p] is None]
+        if todo:
+            trusted = self.trusted
+            origins = list(map(self._origins.__getitem__, todo))
+            if trusted.count(1) == len(made):
+                objs = decorated_objects([o[0] for o in origins], [o[1] for o in origins])
+            else:
+                objs = [
+                    decorated_object(
+                        e, w, trust=self._trust, trusted=p < len(trusted) and trusted[p] == 1
+                    )
+                    for p, (e, w, _) in zip(todo, origins, strict=True)
+                ]
+            for pos, obj in zip(todo, objs, strict=True):
+                made[pos] = obj
+            self.ids.update(zip(map(id, objs), todo, strict=True))
+        return cast("list[RawEntry]", list(map(made.__getitem__, positions)))
 
     def snapshot(self, *, complete: bool) -> list[RawEntry]:
         """A scan's own list of the objects: all of them (``complete``), or those built so far,

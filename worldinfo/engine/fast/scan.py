@@ -212,10 +212,11 @@ class FastScan:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
         assert self.own is not None
         entries, index = self.own
-        shared = self.plan.entries
-        for pos in [p for p in positions if entries[p] is None]:
-            obj = entries[pos] = shared[pos]
-            index[id(obj)] = pos
+        missing = [pos for pos in positions if entries[pos] is None]
+        objs = self.plan.entries.make_all(missing)  # built together
+        for pos, obj in zip(missing, objs, strict=True):
+            entries[pos] = obj
+        index.update(zip(map(id, objs), missing, strict=True))
 
     def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
         """Positions listed under the key ids present for configuration ``cid``: from a

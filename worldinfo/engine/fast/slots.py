@@ -143,7 +143,10 @@ def learn_slots(
         fresh, texts = [k for k, _ in kept], [t for _, t in kept]
     case, whole = context
     slots = plain_slots(texts, case=case, whole=whole, needles=needles)
-    memo.update((k, s) for k, s in zip(fresh, slots, strict=True) if s >= EMPTY)
+    if not slots or min(slots) >= EMPTY:
+        memo.update(zip(fresh, slots, strict=True))
+    else:
+        memo.update((k, s) for k, s in zip(fresh, slots, strict=True) if s >= EMPTY)
 
 
 def fixed_kind(entry: Fields) -> Kind | None:
@@ -179,15 +182,30 @@ def kind_from(
 ) -> Kind:
     """The kind from ``fixed_kind``, whether ``filtered`` or ``waits`` holds (``gated``), and
     the key slots."""
+    return kinds_from([primary], [secondary], fixed=fixed, gated=gated)[0]
+
+
+def kinds_from(
+    primaries: Sequence[tuple[int, ...]],
+    secondaries: Sequence[Secondary | None],
+    *,
+    fixed: Kind | None,
+    gated: bool,
+) -> list[Kind]:
+    """``kind_from`` of each entry of one class (the same ``fixed`` and ``gated``)."""
     if fixed is not None:
-        return fixed
-    if not primary or UNKNOWN in primary:
-        return Kind.ALWAYS
+        return [fixed] * len(primaries)
+    always, plain, waiting = Kind.ALWAYS, Kind.PLAIN, Kind.GATED
     # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
     # ``match_key`` would).
-    if gated or (secondary is not None and UNKNOWN in secondary.slots):
-        return Kind.GATED
-    return Kind.PLAIN
+    return [
+        always
+        if not p or UNKNOWN in p
+        else waiting
+        if gated or (s is not None and UNKNOWN in s.slots)
+        else plain
+        for p, s in zip(primaries, secondaries, strict=True)
+    ]
 
 
 def kind_of(entry: Fields, primary: tuple[int, ...], secondary: Secondary | None) -> Kind:

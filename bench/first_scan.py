@@ -1,0 +1,80 @@
+"""The first scan of a loaded book (plan build + unseen text), repeated on fresh caches.
+
+Each run builds a new ``ScanCache`` over the already loaded ``Book`` and scans the case's
+first step; the result is checked against SillyTavern's expectation. Prints CPU-time
+median and minimum per first scan, and the plan build alone (``ScanCache.plan``).
+
+On a loaded machine CPU time is noisy; an instruction count is not. Run the script under
+callgrind twice, with no scans and with three, and divide the difference by three:
+
+    python bench/first_scan.py --runs 11 [--json]
+    valgrind --tool=callgrind python bench/first_scan.py --runs 0   # and --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: base runs
+
+import scan_turns  # bench/ is the script's directory
+
+from worldinfo._js import parse_json
+from worldinfo.conformance.st import first_difference, observed, session_for
+from worldinfo.engine.fast.cache import ScanCache
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    case = parse_json(args.large.read_bytes())
+    books = session_for(case).books
+    step = case["steps"][0]
+    warm = scan_turns._session(case, books)  # imports and per-process tables, not counted
+    warm.scan_cache = ScanCache()
+    scan_turns._step(warm, step)
+    scans: list[float] = []
+    plans: list[float] = []
+    ok = True
+    for _ in range(args.runs):
+        session = scan_turns._session(case, books)
+        session.scan_cache = ScanCache()
+        t = time.process_time()
+        result = scan_turns._step(session, step)
+        scans.append(time.process_time() - t)
+        ok = ok and not first_difference(step["expect"], observed(session, result))
+        cache = ScanCache()
+        t = time.process_time()
+        cache.plan(session.books, session.selection, session.settings)
+        plans.append(time.process_time() - t)
+    out = {
+        "load": os.getloadavg()[0],
+        "runs": args.runs,
+        "first_scan_ms": _ms(scans),
+        "plan_build_ms": _ms(plans),
+        "ok": ok,
+    }
+    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0 if ok else 1
+
+
+def _ms(times: list[float]) -> dict[str, float] | None:
+    if not times:
+        return None
+    return {
+        "median": round(statistics.median(times) * 1000, 1),
+        "min": round(min(times) * 1000, 1),
+    }
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
