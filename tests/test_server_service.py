@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,9 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
+from worldinfo import importers
 from worldinfo._js import UNDEFINED
+from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.examples import path as example
 from worldinfo.importers import Limits
 from worldinfo.result import DepthGroup, ExampleEntry, ScanResult
@@ -182,3 +186,41 @@ def test_opening_a_session_prepares_its_books_once_for_every_session_of_the_work
         h.generate(svc, "", sid, {"append": [_USER]})
     assert (svc.scan_caches.created, svc.sessions.misses) == (1, 0)
     assert [svc.storage.session("", sid).turn for sid in sids] == [1, 1, 1]  # dry: no turn
+
+
+def test_a_worker_importing_a_book_for_requests_at_once_builds_its_plan_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worker b meets the book first in four requests at once (its cache is cold), then the
+    sessions' turns alternate between the workers: b imports the book once, and so its
+    sessions share one ``Book`` object and its scan cache one plan. Each request importing
+    for itself gave each session its own copy, and the scan cache rebuilt the plan whenever
+    the next scan came from a session holding another one."""
+    a, b, _ = _two_workers(str(tmp_path / "cold.db"))
+    book = a.storage.books("")[0]
+    sids = [h.create_session(a, "", {"books": [book.id], "seed": s})["id"] for s in range(4)]
+    builds: dict[int, int] = {}
+    build = ScanCache._build
+
+    def counted(cache: ScanCache, *args: Any) -> Any:
+        builds[id(cache)] = builds.get(id(cache), 0) + 1
+        return build(cache, *args)
+
+    monkeypatch.setattr(ScanCache, "_build", counted)
+    load = importers.load
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.2)  # an import long enough for the other requests to miss it too
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(importers, "load", slow_load)
+    with ThreadPoolExecutor(len(sids)) as pool:
+        list(pool.map(lambda sid: h.generate(b, "", sid, {"append": [_USER]}), sids))
+    for turn in range(6):
+        for sid in sids:
+            h.generate(a if turn % 2 else b, "", sid, {"append": [_USER]})
+    # b's one plan (a built its own when the sessions were opened), never rebuilt
+    assert list(builds.values()) == [1]
+    assert (b.uploads.misses, b.scan_caches.created) == (1, 1)
+    for svc in (a, b):
+        svc.storage.close()

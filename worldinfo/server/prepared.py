@@ -35,30 +35,51 @@ UploadKey = tuple[str, bool]
 
 
 class UploadCache:
-    """Imported uploads by content hash and trust (least recently used dropped first)."""
+    """Imported uploads by content hash and trust (least recently used dropped first).
+
+    A key is imported once however many requests miss it at once: the first one imports
+    and the others wait for it and share its ``Imported``. Each importing on its own gave
+    every one of them its own ``Book`` objects (the sessions they parsed kept them), and the
+    one scan cache of that book set then rebuilt its plan whenever the next scan came from
+    a session holding the other copy (a 5,000-entry book's first scan, some 100 ms, on
+    request after request, until each session happened to be parsed again).
+    """
 
     def __init__(self, *, size: int = MAX_UPLOADS) -> None:
         self._items: OrderedDict[UploadKey, Imported] = OrderedDict()
+        self._loading: dict[UploadKey, threading.Event] = {}
         self._size = size
         self._lock = threading.Lock()
         self.misses = 0
         self.evicted = 0
 
     def get(self, key: UploadKey, load: Callable[[], Imported]) -> Imported:
-        """The cached import, or ``load()``'s (kept for next time)."""
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                return hit
-        imported = load()
-        with self._lock:
-            self.misses += 1
-            self._items[key] = imported
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-                self.evicted += 1
-            return self._items[key]
+        """The cached import, or ``load()``'s (kept for next time); while another thread is
+        importing ``key``, its import once it is done (or, if it failed, this one's)."""
+        while True:
+            with self._lock:
+                hit = self._items.get(key)
+                if hit is not None:
+                    self._items.move_to_end(key)
+                    return hit
+                pending = self._loading.get(key)
+                if pending is None:
+                    done = self._loading[key] = threading.Event()
+                    break
+            pending.wait()
+        try:
+            imported = load()
+            with self._lock:
+                self.misses += 1
+                self._items[key] = imported
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+                    self.evicted += 1
+            return imported
+        finally:
+            with self._lock:
+                del self._loading[key]
+            done.set()
 
 
 class ScanCachePool:
