@@ -25,6 +25,7 @@ import reprlib
 import sys
 
 from worldinfo._record.methods import (
+    _OPTIONS,
     FACTORY,
     MISSING,
     Spec,
@@ -102,14 +103,12 @@ def _spec_of(value: object) -> Spec | None:
     dc = sys.modules.get("dataclasses")  # no dataclasses.Field without dataclasses
     if dc is None or not isinstance(value, dc.Field):
         return None
-    mine: dict[str, Any] = {k: MISSING if v is dc.MISSING else v for k, v in vars_of(value).items()}
-    return Spec(**mine)
+    return Spec(**vars_of(value))  # Spec maps dataclasses.MISSING to MISSING
 
 
-def vars_of(f: Any) -> dict[str, object]:
+def vars_of(f: Any) -> dict[str, Any]:
     """The ``field(...)`` arguments held by a ``dataclasses.Field``."""
-    names = ("default", "default_factory", "init", "repr", "hash", "compare", "metadata")
-    return {n: getattr(f, n) for n in names} | {"kw_only": f.kw_only}
+    return {n: getattr(f, n) for n in _OPTIONS} | {"kw_only": f.kw_only}
 
 
 def _specs(cls: type, *, kw_only: bool) -> list[Spec] | None:
@@ -208,36 +207,6 @@ def _record(
     return _make(cls, frozen=frozen, kw_only=kw_only, eq=eq)
 
 
-def _field(
-    *,
-    default: object = MISSING,
-    default_factory: object = MISSING,
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    metadata: object = None,
-    kw_only: object = MISSING,
-) -> object:
-    dc = sys.modules.get("dataclasses")
-    if dc is not None:  # dataclasses.MISSING, given explicitly, is not a value either
-        default, default_factory, kw_only = (
-            MISSING if v is dc.MISSING else v for v in (default, default_factory, kw_only)
-        )
-    if default is not MISSING and default_factory is not MISSING:
-        raise ValueError("cannot specify both default and default_factory")
-    return Spec(
-        default=default,
-        default_factory=default_factory,
-        init=init,
-        repr=repr,
-        hash=hash,
-        compare=compare,
-        metadata=metadata,
-        kw_only=kw_only,
-    )
-
-
 def _replace(obj: object, /, **changes: object) -> object:
     specs = getattr(type(obj), "__record_fields__", None)
     if specs is None or "__record_fields__" not in type(obj).__dict__:
@@ -287,7 +256,7 @@ if TYPE_CHECKING:
 
 else:
     record = _record
-    field = _field
+    field = Spec  # field(...) is the Spec it describes
     replace = _replace
 
 __all__ = ["FACTORY", "field", "field_names", "record", "replace"]

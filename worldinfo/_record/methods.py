@@ -8,6 +8,7 @@ fields (``init_code``: a template with placeholder names, renamed per class);
 
 from __future__ import annotations
 
+import sys
 from types import CodeType, FunctionType
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -55,6 +56,13 @@ class Spec:
         metadata: object = None,
         kw_only: object = MISSING,
     ) -> None:
+        dc = sys.modules.get("dataclasses")
+        if dc is not None:  # dataclasses.MISSING, given explicitly, is not a value either
+            default, default_factory, kw_only = (
+                MISSING if v is dc.MISSING else v for v in (default, default_factory, kw_only)
+            )
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
         self.default, self.default_factory, self.init = default, default_factory, init
         self.repr, self.hash, self.compare = repr, hash, compare
         self.metadata, self.kw_only = metadata, kw_only
