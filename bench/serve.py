@@ -144,12 +144,12 @@ async def _client(
         if r.status_code != 200:
             raise SystemExit(f"generate failed: {r.status_code} {r.text[:300]}")
         pids.add(int(r.headers["x-worldinfo-worker"]))
-        out.append((latency, _timing(r.headers.get("server-timing", ""))))
+        out.append((latency, server_timing(r.headers.get("server-timing", ""))))
         n += 1
     return out
 
 
-def _timing(header: str) -> dict[str, float]:
+def server_timing(header: str) -> dict[str, float]:
     """A ``Server-Timing`` header's durations, in milliseconds, by name."""
     out = {}
     for part in header.split(","):

@@ -26,18 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from serve import server_timing  # bench/ is the script's directory
+
 ROOT = Path(__file__).resolve().parents[1]
 LARGE = ROOT / "golden/st-perf/large.json"
 PHASES = ("total", "queue", "work", "work-cpu", "slot", "db", "scan", "scan-cpu", "encode")
-
-
-def _timing(header: str) -> dict[str, float]:
-    out = {}
-    for part in header.split(","):
-        name, _, rest = part.strip().partition(";dur=")
-        if rest:
-            out[name] = float(rest.split(";")[0])
-    return out
 
 
 async def _measure(turns: int) -> dict[str, Any]:
@@ -81,7 +74,7 @@ async def _measure(turns: int) -> dict[str, Any]:
                 t0, c0 = time.perf_counter(), time.process_time()
                 r = await c.post(f"/v1/sessions/{sid}/generate", json={"append": [msg]})
                 assert r.status_code == 200, r.text[:300]
-                spent = _timing(r.headers.get("server-timing", ""))
+                spent = server_timing(r.headers.get("server-timing", ""))
                 via.append((time.perf_counter() - t0, time.process_time() - c0, spent))
         server.pool.shutdown()
         server.service.storage.close()
