@@ -157,6 +157,18 @@ def _records(n: int, seed: int) -> tuple[list[str], list[tuple[int, str, list[st
     return vocab, out
 
 
+def _record(ix: RetrieverIndex, rid: int, ref: str, user: list[str], reply: list[str]) -> Record:
+    """A record of one generated row, its words numbered by ``ix``."""
+    return Record(
+        id=rid,
+        source_ref=ref,
+        user=ref,
+        reply=ref,
+        user_tokens=token_ids(ix, user),
+        reply_tokens=token_ids(ix, reply),
+    )
+
+
 def _index_state(ix: RetrieverIndex) -> tuple[object, ...]:
     ix.sync()
     return (
@@ -177,31 +189,14 @@ def test_add_many_in_chunks_builds_the_index_add_builds() -> None:
     _, rows = _records(300, seed=7)
     one, many = RetrieverIndex(settings=settings_), RetrieverIndex(settings=settings_)
     for rid, ref, user, reply in rows:
-        rec = Record(
-            id=rid,
-            source_ref=ref,
-            user=ref,
-            reply=ref,
-            user_tokens=token_ids(one, user),
-            reply_tokens=token_ids(one, reply),
-        )
-        one.add(rec)
+        one.add(_record(one, rid, ref, user, reply))
         if rid % 40 == 0:
             one.sync()  # a query now and then: the stop-word set is not empty any more
     chunk: list[Record] = []
     sizes = iter([1, 7, 64, 3, 100, 500])
     want = next(sizes)
     for rid, ref, user, reply in rows:
-        chunk.append(
-            Record(
-                id=rid,
-                source_ref=ref,
-                user=ref,
-                reply=ref,
-                user_tokens=token_ids(many, user),
-                reply_tokens=token_ids(many, reply),
-            )
-        )
+        chunk.append(_record(many, rid, ref, user, reply))
         if len(chunk) == want:
             many.add_many(chunk)
             chunk, want = [], next(sizes)
@@ -231,16 +226,7 @@ def test_stopwords_is_the_rule_per_word() -> None:
     ix = RetrieverIndex(settings=RetrieverSettings(stopword_share=Fraction(1, 40)))
     _, rows = _records(80, seed=3)
     for rid, ref, user, reply in rows:
-        ix.add(
-            Record(
-                id=rid,
-                source_ref=ref,
-                user=ref,
-                reply=ref,
-                user_tokens=token_ids(ix, user),
-                reply_tokens=token_ids(ix, reply),
-            )
-        )
+        ix.add(_record(ix, rid, ref, user, reply))
     want = {w for w, c in enumerate(ix.counts) if is_stopword(c, ix.total, ix.stop_rule)}
     assert want  # the share is high enough for some stop-words, and not all are
     assert len(want) < len(ix.counts)
