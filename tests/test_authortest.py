@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from worldinfo.authortest import AuthorTestError, Importer, load, run, run_file
+from worldinfo.authortest import AuthorTestError, Importer, UnreadableFile, load, run, run_file
 from worldinfo.cli import main
+from worldinfo.cli._conventions import cannot_read
 from worldinfo.importers import analyse
 from worldinfo.importers.schema import validator
 
@@ -206,6 +207,59 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"ERROR {tmp_path / 'broken.witest.json'}: $: [] is not of type")
     assert out[-1] == "0 passed, 1 failed, 1 file(s) with errors"
+
+
+@pytest.mark.parametrize(
+    ("doc", "where", "named"),
+    [
+        ({"books": ["gone.json"], "cases": [{"name": "c", "chat": []}]}, "$.books.0", "gone.json"),
+        ({"books": ["sub"], "cases": [{"name": "c", "chat": []}]}, "$.books.0", "sub"),
+        (
+            {
+                "books": [str(ELDORIA)],
+                "character": "card.json",
+                "cases": [{"name": "c", "chat": []}],
+            },
+            "$.character",
+            "card.json",
+        ),
+        (
+            {"books": [str(ELDORIA)], "cases": [{"name": "c", "chat": "gone.jsonl"}]},
+            "$.cases.0.chat",
+            "gone.jsonl",
+        ),
+    ],
+)
+def test_unreadable_named_file_is_said_like_every_command(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    doc: dict[str, Any],
+    where: str,
+    named: str,
+) -> None:
+    """A book, card or chat the table names that cannot be opened: ``PATH: cannot read:
+    REASON`` (``cli._conventions.cannot_read``) after the table file and its JSON path, not
+    "cannot import X as json"."""
+    (tmp_path / "sub").mkdir()
+    file = tmp_path / "t.witest.json"
+    file.write_text(json.dumps(doc), encoding="utf-8")
+    target = tmp_path / named
+    with pytest.raises(UnreadableFile) as exc:
+        load(file, importer=IMPORTER)
+    assert (exc.value.file, exc.value.json_path, exc.value.target) == (
+        str(file),
+        where,
+        str(target),
+    )
+    assert isinstance(exc.value.error, OSError)
+    said = f"{file}: {where}: {cannot_read(str(target), exc.value.error)}"
+    assert str(exc.value) == said
+    assert main(["test", str(file)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"ERROR {said}", "0 passed, 0 failed, 1 file(s) with errors"]
+    assert "cannot import" not in out[0]
+    assert main(["test", "--json", str(file)]) == 1
+    assert json.loads(capsys.readouterr().out)["cases"][0]["problem"] == said
 
 
 def test_pytest_plugin_collects_tables(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from worldinfo.authortest.model import (
     Ref,
     Step,
     Suite,
+    UnreadableFile,
 )
 from worldinfo.session import Session
 from worldinfo.trace import TraceEvent
@@ -43,6 +44,7 @@ __all__ = [
     "Ref",
     "Step",
     "Suite",
+    "UnreadableFile",
     "case_lines",
     "load",
     "run",

@@ -11,7 +11,15 @@ from typing import Any
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._record import field, record
-from worldinfo.authortest.model import AuthorTestError, Case, Importer, Ref, Step, Suite
+from worldinfo.authortest.model import (
+    AuthorTestError,
+    Case,
+    Importer,
+    Ref,
+    Step,
+    Suite,
+    UnreadableFile,
+)
 from worldinfo.types import GENERATION_TYPES, Book, Character, Message, Persona, Settings
 
 _SPEAKER = re.compile(r"([^:\n]{1,80}): (.*)\Z", re.DOTALL)
@@ -101,6 +109,10 @@ def load_suite(path: Path, *, importer: Importer, text: str | None = None) -> Su
 
 def _import(path: Path, rel: str, *, where: str, importer: Importer) -> Any:
     target = path.parent / rel
+    try:  # a missing file is said as every command says it, not as a failed import
+        target.open("rb").close()
+    except OSError as exc:
+        raise UnreadableFile(str(path), where, target=str(target), error=exc) from None
     result, _, fmt, problems = importer.analyse(target)
     if result is None:
         first = f": {problems[0]}" if problems else ""

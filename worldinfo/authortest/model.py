@@ -30,6 +30,24 @@ class AuthorTestError(Exception):
         self.message = message
 
 
+class UnreadableFile(AuthorTestError):
+    """A file the test file names (book, card, chat) cannot be opened.
+
+    Args:
+        file: the test file.
+        json_path: where it names the file (``$.books.0``).
+        target: the named file, as found from the test file's folder.
+        error: the error opening it.
+    """
+
+    def __init__(self, file: str, json_path: str, *, target: str, error: OSError) -> None:
+        super().__init__(
+            file, json_path, message=f"{target}: cannot read: {error.strerror or error}"
+        )
+        self.target = target
+        self.error = error
+
+
 @record
 class Ref:
     """A resolved entry reference: book, uid and how the author wrote it."""

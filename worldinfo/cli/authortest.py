@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 
 from worldinfo._js import JSONValue
-from worldinfo.authortest import SUFFIX, AuthorTestError, Importer, Suite, case_lines, load, run
+from worldinfo.authortest import (
+    SUFFIX,
+    AuthorTestError,
+    Importer,
+    Suite,
+    UnreadableFile,
+    case_lines,
+    load,
+    run,
+)
 from worldinfo.cli._commands import help_of
 from worldinfo.cli._conventions import (
     STDIN_NAME,
@@ -68,6 +77,15 @@ def _load(path: Path) -> Suite:
     return load(path, importer=IMPORTER)
 
 
+def _problem(path: Path, exc: AuthorTestError | OSError) -> str:
+    """The line for a file that cannot be used; an unreadable file as every command says it."""
+    if isinstance(exc, OSError):
+        return cannot_read(str(path), exc)
+    if isinstance(exc, UnreadableFile):
+        return f"{exc.file}: {exc.json_path}: {cannot_read(exc.target, exc.error)}"
+    return str(exc)
+
+
 def run_tests(args: argparse.Namespace) -> int:
     """Run the files; exit 1 when a case failed or a file could not be used."""
     check_stdin_once(args.files)
@@ -86,7 +104,7 @@ def run_tests(args: argparse.Namespace) -> int:
         try:
             suite = _load(path)
         except (AuthorTestError, OSError) as exc:
-            problem = cannot_read(str(path), exc) if isinstance(exc, OSError) else str(exc)
+            problem = _problem(path, exc)
             records.append({"file": str(path), "case": None, "ok": False, "problem": problem})
             if not args.json:
                 print(f"ERROR {problem}")
