@@ -29,7 +29,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("books", nargs="+", metavar="BOOK_OR_CARD")
     add_scan_options(p)
     p.add_argument(
-        "--memory", metavar="DB", help="add the chat-history retriever (a SQLite store file)"
+        "--memory",
+        metavar="DB",
+        help="add the chat-history retriever: an existing SQLite store (made by `worldinfo "
+        "memory ingest`), only read; the scan neither creates nor changes it",
+    )
+    p.add_argument(
+        "--memory-ingest",
+        action="store_true",
+        help="let --memory write: create the store if missing and sync the chat into it "
+        "first (its finished exchanges added, this chat's vanished ones deleted)",
     )
     p.add_argument(
         "--memory-ranking",
@@ -57,15 +66,19 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.memory == STDIO:
         raise UsageError("--memory: a SQLite store is a file; it cannot be read from stdin")
+    if args.memory_ingest and not args.memory:
+        raise UsageError("--memory-ingest: give the store with --memory DB")
     failures: tuple[type[Exception], ...] = (OSError,)
+    missing: tuple[type[Exception], ...] = ()  # a store that is not there
     try:
         if args.memory:  # the store's modules (and sqlite3) only when asked for: start-up
             import sqlite3
 
             from worldinfo.sources.memory_open import memory_source
-            from worldinfo.sources.store_errors import StoreError
+            from worldinfo.sources.store_errors import StoreError, StoreMissingError
 
             failures = (StoreError, sqlite3.Error, OSError)
+            missing = (StoreMissingError,)
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(
@@ -74,11 +87,17 @@ def run(args: argparse.Namespace) -> int:
                     chat_id=chat_id,
                     ranking=args.memory_ranking,
                     mode=args.memory_mode,
+                    ingest=args.memory_ingest,
+                    readonly=not args.memory_ingest,
                 )
             )
         result = session.generate(args.type)
     except failures as exc:  # the memory store's work
-        print(f"worldinfo scan: {' '.join(str(exc).split())}", file=sys.stderr)
+        text = " ".join(str(exc).split())
+        if isinstance(exc, missing):
+            text += f"; make one with `worldinfo memory ingest CHAT --db {args.memory}`"
+            text += ", or scan with --memory-ingest"
+        print(f"worldinfo scan: {text}", file=sys.stderr)
         return 1
     stops = where_scan_stopped(session.books, result.error) if result.error else []
     if args.json:

@@ -19,10 +19,12 @@ def memory_source(db: str | Path, **settings: object) -> ActivationSource:
     """Open a SQLite memory store and return its activation source (``scan --memory``).
 
     Args:
-        db: the database file (created if missing).
+        db: the database file (created if missing, unless ``readonly``).
         settings: any ``RetrieverSettings`` or ``MemoryPlacement`` field, plus
             ``mode`` (``"memories"``, the default, or ``"entries"``), ``chat_id``,
-            ``ingest`` (sync the chat into the store, default True) and ``max_entries``.
+            ``ingest`` (sync the chat into the store, default True), ``readonly``
+            (open an existing store and never write it, default False; needs
+            ``ingest=False``) and ``max_entries``.
 
     Returns:
         The source (it owns the store).
@@ -35,10 +37,13 @@ def memory_source(db: str | Path, **settings: object) -> ActivationSource:
     mode = str(extra.pop("mode", "memories"))
     chat_id = str(extra.pop("chat_id", "chat"))
     ingest = bool(extra.pop("ingest", True))
+    readonly = bool(extra.pop("readonly", False))
     max_entries = int(str(extra.pop("max_entries", 3)))
     if extra:
         raise TypeError(f"unknown memory settings: {sorted(extra)}")
-    store = SqliteStore(db, settings=rs)
+    if readonly and ingest:
+        raise ValueError("a readonly memory store cannot ingest the chat: pass ingest=False")
+    store = SqliteStore(db, settings=rs, readonly=readonly)
     if mode == "entries":
         return VectorizedEntriesSource(
             store, chat_id=chat_id, ingest=ingest, max_entries=max_entries
