@@ -13,6 +13,8 @@ per-line key cache before every run, so all text is matched afresh.
     python bench/scan.py --large golden/st-perf/large.json --json
     python bench/scan.py --memory 50000        # peak RSS of one 50k-entry scan
     python bench/scan.py --table --base ../base # cold/first/unseen/steady/next turn, both
+    python bench/scan.py --table --markdown     # the same as the README's summary table
+    python bench/scan.py --scaling --markdown   # the README's scaling table (bench/scan_scaling.py)
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 
 import itertools
 
+import scan_scaling
 import scan_turns  # bench/ is the script's directory
 
 import worldinfo
@@ -186,7 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cold-runs", type=int, default=7, help="fresh processes per order for 'cold'"
     )
+    parser.add_argument("--scaling", action="store_true", help="only the scaling table")
+    parser.add_argument("--check-all", action="store_true", help="--scaling: check 50k too")
+    parser.add_argument("--markdown", action="store_true", help="--table/--scaling as Markdown")
     args = parser.parse_args(argv)
+    if args.scaling:
+        return scan_scaling.main_scaling(args)
+    if args.table and args.markdown:
+        return scan_scaling.summary(args)
     if args.memory:
         print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MiB")
         return 0
