@@ -123,6 +123,7 @@ def measure(case: Case, *, repeats: int, check: bool) -> dict[str, Any]:
         row["same"] = row["same"] and _run(case, books, cache, unseen) == fast
     row.update(unseen_ms=_ms(unseen), steady_ms=_ms(steady), checked=check)
     row["activated"] = [len(r.get("activated") or ()) for r in fast]
+    row["loops"] = [r.get("scan_loops") for r in fast]
     return row
 
 
@@ -191,9 +192,9 @@ def scaling_markdown(got: Mapping[str, Any]) -> list[str]:
         "",
         (
             "| series | size | first scan | unseen | steady | growth: size / unseen / steady "
-            "| straightforward | same results |"
+            "| straightforward | same results | loops, activated |"
         ),
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in got["series"]:
         for i, r in enumerate(s["rows"]):
@@ -205,9 +206,11 @@ def scaling_markdown(got: Mapping[str, Any]) -> list[str]:
                 growth = f"{size} / {_x(r['unseen_growth'])} / {_x(r['steady_growth'])}"
             ref = f"{r['straightforward_ms']:g}" if r["checked"] else "not run"
             same = ("yes" if r["same"] else "NO") if r["checked"] else "(repeats agree)"
+            loops, activated = r.get("loops", ()), r["activated"]
+            shape = ", ".join(f"{a}: {b}" for a, b in zip(loops, activated, strict=False))
             lines.append(
                 f"| {label} | {r['size']:,}{s['unit']} | {r['first_ms']:g} | {r['unseen_ms']:g} "
-                f"| {r['steady_ms']:g} | {growth} | {ref} | {same} |"
+                f"| {r['steady_ms']:g} | {growth} | {ref} | {same} | {shape} |"
             )
     return lines
 
