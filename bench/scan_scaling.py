@@ -7,8 +7,9 @@ entry and every key over the whole scan text on every pass) where that path fini
 reasonable time (``--check-all`` checks every row):
 
 - entries: 1k / 5k / 20k / 50k entries, 200 messages, depth 10, recursion;
-- messages: 100 / 1,000 / 10,000 messages, 5,000 entries, the whole chat scanned (depth =
-  messages), no recursion;
+- messages: 100 / 1,000 / 10,000 messages, 5,000 entries, depth = messages, no recursion
+  (SillyTavern's scan buffer holds at most 1,000 messages: a longer chat scans its newest
+  1,000);
 - regex share: 0 / 10 / 25 / 50 % of the 5k book's entries with their word keys rewritten
   as regex keys (``bench/regex_keys.with_regex_share``: the shapes shared books use).
 
@@ -70,7 +71,7 @@ SERIES: tuple[tuple[str, str, tuple[int, ...], str, Callable[[int], Any], bool],
         _entries,
         False,
     ),
-    ("messages", "5,000 entries, whole chat scanned", (100, 1000, 10000), "", _messages, False),
+    ("messages", "5,000 entries, depth = messages", (100, 1000, 10000), "", _messages, False),
     ("regex share", "5,000 entries, 200 messages", (0, 10, 25, 50), " %", _regex, True),
 )
 
@@ -174,7 +175,14 @@ def code_label() -> str:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return str(root)
-    return f"{head}{' +changes' if dirty else ''} ({root})"
+    return f"commit {head}{' +changes' if dirty else ''}"
+
+
+def _ms_text(value: float) -> str:
+    """Milliseconds to three significant figures or so: 2,994 / 50.4 / 1.27."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
 def _x(value: float | None) -> str:
@@ -204,13 +212,14 @@ def scaling_markdown(got: Mapping[str, Any]) -> list[str]:
             else:
                 size = f"{r['size_growth']:g}x" if "size_growth" in r else "vs 0 %"
                 growth = f"{size} / {_x(r['unseen_growth'])} / {_x(r['steady_growth'])}"
-            ref = f"{r['straightforward_ms']:g}" if r["checked"] else "not run"
+            ref = _ms_text(r["straightforward_ms"]) if r["checked"] else "not run"
             same = ("yes" if r["same"] else "NO") if r["checked"] else "(repeats agree)"
             loops, activated = r.get("loops", ()), r["activated"]
             shape = ", ".join(f"{a}: {b}" for a, b in zip(loops, activated, strict=False))
             lines.append(
-                f"| {label} | {r['size']:,}{s['unit']} | {r['first_ms']:g} | {r['unseen_ms']:g} "
-                f"| {r['steady_ms']:g} | {growth} | {ref} | {same} | {shape} |"
+                f"| {label} | {r['size']:,}{s['unit']} | {_ms_text(r['first_ms'])} "
+                f"| {_ms_text(r['unseen_ms'])} | {_ms_text(r['steady_ms'])} | {growth} | {ref} "
+                f"| {same} | {shape} |"
             )
     return lines
 
