@@ -158,7 +158,8 @@ def scan_turns_machine() -> str:
 
 
 def code_label() -> str:
-    """The commit of the code measured (``+changes`` when its tree differs), or its path."""
+    """The commit of the code measured (``+changes`` when ``worldinfo/`` or ``bench/`` differ
+    from it), or its path."""
     root = Path(worldinfo.__file__).resolve().parent.parent
     try:
         head = subprocess.run(
@@ -168,7 +169,8 @@ def code_label() -> str:
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--"]
+            + ["worldinfo", "bench"],  # the code measured; a README edit is no change
             capture_output=True,
             text=True,
             check=True,
@@ -260,7 +262,8 @@ def summary_markdown(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> l
         else:
             shown = f"{target:g}x" if key == "load_ratio" else f"{target:g} ms"
             aim = f"{shown}: {'met' if a <= target else 'not reached'}"
-        st = f"{ST_MS / a:.0f}x" if vs_st and a else ""
+        st = f"{ST_MS / a:.1f}x" if vs_st and a and ST_MS / a < 10 else ""
+        st = st or (f"{ST_MS / a:.0f}x" if vs_st and a else "")
         shown_a = f"{a:g}x" if key == "load_ratio" else f"{a:g}"
         shown_b = "" if b is None else f"{b:g}x" if key == "load_ratio" else f"{b:g}"
         lines.append(f"| {label} | {shown_a} | {shown_b} | {ratio} | {aim} | {st} |")
