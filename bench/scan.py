@@ -14,7 +14,7 @@ per-line key cache before every run, so all text is matched afresh.
     python bench/scan.py --memory 50000        # peak RSS of one 50k-entry scan
     python bench/scan.py --table --base ../base # cold/first/unseen/steady/next turn, both
     python bench/scan.py --table --markdown     # the same as the README's summary table
-    python bench/scan.py --scaling --markdown   # the README's scaling table (bench/scan_scaling.py)
+    python bench/scan.py --scaling --markdown   # the README's scaling table (~10 min; scan_scaling.py)
 """
 
 from __future__ import annotations
