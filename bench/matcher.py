@@ -84,7 +84,7 @@ def load(case_path: Path, *, whole_words: bool) -> tuple[list[Any], list[str]]:
                 text = _js.trim(key)
                 lowered = not entry_rules.case_sensitive(entry, settings)
                 text = _js.lower(text) if lowered else text
-                word = entry_rules.whole_words(entry, settings, text)
+                word = entry_rules.whole_words(entry, settings) and entry_rules.one_word(text)
                 needles.append(Needle(text=text, lowered=lowered, whole_word=word))
     named = settings.include_names
     texts = [_js.trim(f"{m['name']}: {m['mes']}" if named else m["mes"]) for m in case["chat"]]
