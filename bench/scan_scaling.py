@@ -50,6 +50,7 @@ from worldinfo.engine.fast.cache import ScanCache
 
 Case = Mapping[str, Any]
 ST_MS = 300.0  # SillyTavern's own engine per scan of large.json (measured earlier)
+machine = regex_keys.machine  # CPUs, model, Python, load average, as bench/scan.py prints
 UNCHECKED = {("entries", 50000)}  # the straightforward path takes minutes (about 100 s a scan)
 
 
@@ -134,7 +135,7 @@ def measure(case: Case, *, repeats: int, check: bool) -> dict[str, Any]:
 
 def scaling(*, repeats: int, check_all: bool, log: Callable[[str], None]) -> dict[str, Any]:
     """Every row of every series, measured in this process."""
-    out: dict[str, Any] = {"machine": scan_turns_machine(), "code": code_label(), "series": []}
+    out: dict[str, Any] = {"machine": machine(), "code": code_label(), "series": []}
     started = time.perf_counter()
     for name, what, sizes, unit, make, against_first in SERIES:
         rows: list[dict[str, Any]] = []
@@ -151,34 +152,24 @@ def scaling(*, repeats: int, check_all: bool, log: Callable[[str], None]) -> dic
             log(f"{name} {size}{unit}: {row}")
         out["series"].append({"name": name, "what": what, "unit": unit, "rows": rows})
     out["seconds"] = round(time.perf_counter() - started)
-    out["machine_after"] = scan_turns_machine()
+    out["machine_after"] = machine()
     out["ok"] = all(r["same"] for s in out["series"] for r in s["rows"])
     return out
-
-
-def scan_turns_machine() -> str:
-    """CPUs, model, Python, load average (as ``bench/scan.py`` prints them)."""
-    return regex_keys.machine()
 
 
 def code_label() -> str:
     """The commit of the code measured (``+changes`` when ``worldinfo/`` or ``bench/`` differ
     from it), or its path."""
     root = Path(worldinfo.__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-C", str(root), *args]
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
     try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--"]
-            + ["worldinfo", "bench"],  # the code measured; a README edit is no change
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD")
+        # the code measured; a README edit is no change
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", "worldinfo", "bench")
     except (OSError, subprocess.CalledProcessError):
         return str(root)
     return f"commit {head}{' +changes' if dirty else ''}"
@@ -276,14 +267,14 @@ def summary_markdown(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> l
 
 def summary(args: argparse.Namespace) -> int:
     """``--table --markdown``: the turn table on this code (and ``--base``) as the README's."""
-    print(f"machine: {scan_turns_machine()}; code: {code_label()}")
+    print(f"machine: {machine()}; code: {code_label()}")
     new = scan_turns.table(args.large, repeats=args.repeats, runs=args.cold_runs)
     old = None
     if args.base is not None:
         old = scan_turns.on_base(args.base, args.large, repeats=args.repeats, runs=args.cold_runs)
     print("\n".join(summary_markdown(new, old)))
     print("results match" if new["ok"] else "MISMATCH: a result differs")
-    print(f"machine after: {scan_turns_machine()}")
+    print(f"machine after: {machine()}")
     return 0 if new["ok"] else 1
 
 
