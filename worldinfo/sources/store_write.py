@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from worldinfo.sources.retriever import is_system_exchange
-from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.retriever_index import IDS, Record, RetrieverIndex
 from worldinfo.sources.retriever_settings import Punctuation
 from worldinfo.sources.retriever_tokenize import tokenize_batch
 from worldinfo.sources.store_schema import blob
@@ -169,7 +169,7 @@ def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> a
     ids = list(map(index.word_ids.get, words))
     for at in separators:
         ids[at] = 0
-    out = array("i")
+    out = array(IDS)
     try:
         out.fromlist(ids)  # type: ignore[arg-type]  # raises on a None (a new word)
     except TypeError:
