@@ -149,7 +149,10 @@ class RetrieverIndex:
         counts = self.counts
         for wid, n in added.items():
             counts[wid] += n
-        self._dirty.update(added)
+        if len(added) > len(counts) // 4:  # most words moved: the next sync checks every one
+            self._full_check = True
+        else:
+            self._dirty.update(added)
         self.total = total
         for rec in records:
             self.records[rec.id] = rec

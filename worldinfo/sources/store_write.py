@@ -11,11 +11,13 @@ reply, exchange by exchange: the ids one-by-one ingests would give. Record ids c
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import NamedTuple
 
@@ -101,6 +103,24 @@ def prepare(
         seen.add(ref)
         kept.append(NewExchange(ref, user, reply, when))
     return wanted, _tokenised(kept, punctuation=punctuation)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a batch is written (restored on every exit).
+
+    A batch of 500 exchanges makes tens of thousands of objects and no cycle; with the
+    collector on, they trigger collections that walk every record already held (about 7 %
+    of a 100k-exchange ingest). Left alone if the collector is already off.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def next_record_id(db: sqlite3.Connection) -> int:
