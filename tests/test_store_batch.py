@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import re
@@ -28,6 +29,7 @@ from worldinfo.sources.retriever_tokenize import tokenize
 from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.sources.store_sqlite import SqliteStore
+from worldinfo.sources.store_write import collector_paused
 from worldinfo.sources.timestamps import TimestampError
 from worldinfo.types import Message
 
@@ -270,3 +272,26 @@ def test_readme_batch_example_prints_what_it_shows(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout == shown
     assert (tmp_path / "batch.db").exists()
+
+
+def test_a_batch_pauses_the_collector_and_restores_it_on_every_exit(tmp_path: Path) -> None:
+    seen: list[bool] = []
+    with collector_paused():
+        seen.append(gc.isenabled())
+    with pytest.raises(KeyError), collector_paused():
+        seen.append(gc.isenabled())
+        raise KeyError("boom")
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # the caller's choice is left alone
+    finally:
+        gc.enable()
+    store = SqliteStore(tmp_path / "m.db", settings=SETTINGS)
+    bad = _Raw(source_ref="bad#0", user="a", reply="b", timestamp="not a date")
+    with pytest.raises(TimestampError):
+        store.ingest_many([*_exchanges(3), bad])
+    assert gc.isenabled() and len(store) == 0
+    store.close()

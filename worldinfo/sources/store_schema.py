@@ -13,6 +13,7 @@ import time
 from array import array
 from pathlib import Path
 
+from worldinfo.sources.retriever_index import IDS
 from worldinfo.sources.store_errors import StoreCorruptError, StoreError, salvage_hint
 
 log = logging.getLogger(__name__)
@@ -41,13 +42,13 @@ CREATE TABLE IF NOT EXISTS records (
 
 def blob(tokens: array[int]) -> bytes:
     if sys.byteorder == "big":  # pragma: no cover - stored little-endian everywhere
-        tokens = array("i", tokens)
+        tokens = array(tokens.typecode, tokens)
         tokens.byteswap()
     return tokens.tobytes()
 
 
 def tokens_of(blob: bytes) -> array[int]:
-    out = array("i")
+    out = array(IDS)  # a stored negative id reads as >= 2**31: an unknown word on load
     out.frombytes(blob)
     if sys.byteorder == "big":  # pragma: no cover
         out.byteswap()

@@ -26,6 +26,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
+from worldinfo.sources import store_write
 from worldinfo.sources.retriever import ExchangeData, Retrieval, Retriever
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
@@ -181,9 +182,8 @@ class SqliteStore(Retriever):
     def ingest_many(self, exchanges: Iterable[ExchangeData]) -> list[Record | None]:
         """Store many finished exchanges in ONE transaction: all are committed, or none.
 
-        The call returns once the transaction is committed: that acknowledges every record
-        it returns at once (a process killed during the call has stored none of them). The
-        write lock is held for the whole batch, so other writers wait for it: callers ingest
+        Returning acknowledges every record at once, after the commit (a process killed during
+        the call stored none). Other writers wait for the batch's write lock: callers ingest
         long histories in chunks (``ChatSync`` commits 500 exchanges at a time).
 
         Args:
@@ -199,7 +199,9 @@ class SqliteStore(Retriever):
                 this object are unchanged.
             TimestampError: a timestamp is in no accepted form (nothing is written).
         """
-        return self._store([(ex.user, ex.reply, ex.source_ref, ex.timestamp) for ex in exchanges])
+        items = [(ex.user, ex.reply, ex.source_ref, ex.timestamp) for ex in exchanges]
+        with store_write.collector_paused():  # no cycles made: no collection to walk them
+            return self._store(items)
 
     def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:
         index, db = self.index, self._db

@@ -11,16 +11,18 @@ reply, exchange by exchange: the ids one-by-one ingests would give. Record ids c
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import NamedTuple
 
 from worldinfo.sources.retriever import is_system_exchange
-from worldinfo.sources.retriever_index import Record, RetrieverIndex
+from worldinfo.sources.retriever_index import IDS, Record, RetrieverIndex
 from worldinfo.sources.retriever_settings import Punctuation
 from worldinfo.sources.retriever_tokenize import tokenize_batch
 from worldinfo.sources.store_schema import blob
@@ -103,6 +105,24 @@ def prepare(
     return wanted, _tokenised(kept, punctuation=punctuation)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a batch is written (restored on every exit).
+
+    A batch of 500 exchanges makes tens of thousands of objects and no cycle; with the
+    collector on, they trigger collections that walk every record already held (about 7 %
+    of a 100k-exchange ingest). Left alone if the collector is already off.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def next_record_id(db: sqlite3.Connection) -> int:
     """The id ``AUTOINCREMENT`` would give the next record (never one used before)."""
     row = db.execute(_NEXT_ID).fetchone()
@@ -169,7 +189,7 @@ def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> a
     ids = list(map(index.word_ids.get, words))
     for at in separators:
         ids[at] = 0
-    out = array("i")
+    out = array(IDS)
     try:
         out.fromlist(ids)  # type: ignore[arg-type]  # raises on a None (a new word)
     except TypeError:
