@@ -25,8 +25,6 @@ import json
 import os
 import unicodedata
 
-import regex  # type: ignore[import-untyped,unused-ignore]
-
 from worldinfo._js.regex.chars import CharSet, normalize
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -54,6 +52,8 @@ def _canon_upper(cp: int) -> int:
 @functools.cache
 def _regex_equivalents() -> dict[int, frozenset[int]]:
     """For every cased character, what ``regex`` (its own, recent Unicode data) folds it with."""
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     everything = "".join(chr(cp) for cp in range(_CASED_END) if not 0xD800 <= cp <= 0xDFFF)
     cands = {ord(c) for c in regex.findall(r"\p{Changes_When_Casemapped}", everything)}
     for cp in range(_CASED_END):
@@ -85,6 +85,8 @@ CASE_GROUPS_PACKAGE, CASE_GROUPS_FILE = "worldinfo._js", "casefold.json"
 
 def case_data_versions() -> dict[str, str]:
     """The Unicode data the groups are computed from: Python's and ``regex``'s."""
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     return {"python_unicode": unicodedata.unidata_version, "regex": str(regex.__version__)}
 
 
@@ -213,6 +215,8 @@ def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     body = cs.emit()
     if body == "(?!)":
         return cs
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     member = regex.compile(body, regex.V0)
     groups = _groups(unicode=unicode)
     text, owner = _members(unicode=unicode)
