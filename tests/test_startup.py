@@ -7,6 +7,7 @@ measures the time. The lazy paths must give the same objects and texts as the ea
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -90,6 +91,34 @@ def test_the_top_level_help_is_the_same_with_or_without_the_modules() -> None:
     assert build_parser(full=()).format_help() == full
     for name in COMMANDS:
         assert build_parser(full=(name,)).format_help() == full, name
+
+
+def _outcome(
+    parser: argparse.ArgumentParser, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> object:
+    """What ``parser.parse_args(argv)`` prints and exits with (or the parsed values)."""
+    values: dict[str, object]
+    try:
+        values = dict(vars(parser.parse_args(argv)))
+    except SystemExit as exc:
+        values = {"exit": exc.code}
+    values.pop("func", None)
+    return values, capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_first_in_argv_parses_the_same_without_the_other_commands(
+    name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``main`` lists no other command when ``argv`` starts with one: nothing it can print
+    then (usage, errors, the command's help) mentions them."""
+    book = str(tmp_path / "book.json")
+    argvs = [[name], [name, "--help"], [name, "--no-such-option"], [name, book, "--json"]]
+    argvs += [[name, book, "surplus", "--limit", "x"], [name, "-h", "--version"]]
+    for argv in argvs:
+        full = _outcome(build_parser(), argv, capsys)
+        alone = _outcome(build_parser(full=(name,), listed=False), argv, capsys)
+        assert alone == full, argv
 
 
 def _subparser(parser: object, name: str) -> object:
