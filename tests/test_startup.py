@@ -14,7 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 
 import worldinfo
 import worldinfo.importers
@@ -217,6 +219,7 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "bz2",
         "lzma",
         "regex",  # its one key cannot match this text: compiled on a first test (_js.regex.sure)
+        "pathlib",  # and urllib.parse, ipaddress: importers.load reads plain paths with os
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
@@ -266,3 +269,24 @@ def test_a_lazy_logger_is_its_modules_logger(caplog: pytest.LogCaptureFixture) -
     assert records == [
         ("worldinfo.startup_probe", "DEBUG", "key x", "test_a_lazy_logger_is_its_modules_logger")
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab./\\ ", max_size=12))
+def test_a_path_is_labelled_and_named_as_pathlib_does(text: str) -> None:
+    """``importers.load`` skips ``pathlib`` for paths it leaves as written: same label,
+    name and stem as ``Path`` gives for every path."""
+    from pathlib import Path, PurePath
+
+    import worldinfo.importers.load  # noqa: F401  (the module; the package's name is the function)
+
+    load_module = sys.modules["worldinfo.importers.load"]
+    assert load_module._path_text(text) == (str(Path(text)), Path(text).name)
+    assert load_module._stem(text) == PurePath(text).stem
+
+
+def test_the_schema_folder_is_schema_dir() -> None:
+    from worldinfo.importers import schema
+
+    assert schema.schema_dir() == Path(schema._schema_folder()).resolve()
+    assert (schema.schema_dir() / "st-world.schema.json").is_file()

@@ -6,9 +6,9 @@ The options they share, and the settings and input limits those give, are ``_sca
 from __future__ import annotations
 
 import argparse
+import os
 import random
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
@@ -145,7 +145,7 @@ def read_chat(
     data: JSONValue = None
     raw = b""
     try:
-        if chat == STDIO or Path(chat).stat().st_size <= limits.max_file_bytes:
+        if chat == STDIO or os.stat(chat).st_size <= limits.max_file_bytes:
             raw = read_input(chat, limit=limits.max_file_bytes)
             data = parse_json(raw, bounds=limits.json_bounds)
     except OSError as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.cli._commands import help_of
@@ -66,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
             from worldinfo.sources.store_errors import StoreError
 
             failures = (StoreError, sqlite3.Error, OSError)
+
+            from pathlib import Path
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path, PurePath
 
 from worldinfo import Book, Character, Entry, Origin, TrustPolicy
 from worldinfo._lazy import lazy_logger
@@ -40,12 +39,11 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
         label = name or "<bytes>"
         file_name = name or ""
     else:
-        path = Path(src)
-        label = str(path)
-        file_name = name or path.name
+        label, final = _path_text(src)
+        file_name = name or final
         try:
-            _check_size(path.stat().st_size, limits)
-            with path.open("rb") as fh:
+            _check_size(os.stat(label).st_size, limits)  # what Path(src).stat() opens
+            with open(label, "rb") as fh:
                 raw = fh.read(limits.max_file_bytes + 1)
         except OSError as exc:
             raise reject("$", f"cannot read file: {exc.strerror or exc}") from None
@@ -53,9 +51,39 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
     return raw, label, file_name
 
 
+def _plain_posix(text: object) -> bool:
+    """Is ``text`` a POSIX path that ``pathlib`` leaves as written (no empty or ``.`` part)?"""
+    return (
+        os.name == "posix"
+        and isinstance(text, str)
+        and text not in ("", ".")
+        and "//" not in text
+        and "/./" not in text
+        and not text.startswith("./")
+        and not text.endswith(("/", "/."))
+    )
+
+
+def _path_text(src: str | os.PathLike[str]) -> tuple[str, str]:
+    """``str(Path(src))`` and ``Path(src).name``; ``pathlib`` (and ``urllib.parse``, which it
+    imports: start-up time) only for a path it would rewrite."""
+    if _plain_posix(src):
+        assert isinstance(src, str)
+        return src, src.rpartition("/")[2]
+    from pathlib import Path
+
+    path = Path(src)
+    return str(path), path.name
+
+
 def _stem(file_name: str) -> str:
-    p = PurePath(file_name)
-    return p.stem if p.suffix else p.name
+    """``PurePath(file_name).stem`` (its name when it has no suffix)."""
+    if not _plain_posix(file_name) or "/" in file_name:
+        from pathlib import PurePath
+
+        return PurePath(file_name).stem
+    dot = file_name.rfind(".")
+    return file_name[:dot] if 0 < dot < len(file_name) - 1 else file_name
 
 
 def _schema_problems(s: Sniffed) -> list[Problem]:
