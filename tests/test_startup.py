@@ -220,6 +220,7 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "lzma",
         "regex",  # its one key cannot match this text: compiled on a first test (_js.regex.sure)
         "pathlib",  # and urllib.parse, ipaddress: importers.load reads plain paths with os
+        "random",  # the session's generators are made on a first draw (_lazy.system_random)
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
@@ -290,3 +291,11 @@ def test_the_schema_folder_is_schema_dir() -> None:
 
     assert schema.schema_dir() == Path(schema._schema_folder()).resolve()
     assert (schema.schema_dir() / "st-world.schema.json").is_file()
+
+
+def test_a_system_random_draws_from_its_own_generator() -> None:
+    from worldinfo._lazy import system_random
+
+    a, b = system_random(), system_random()
+    draws = [a() for _ in range(50)] + [b() for _ in range(50)]
+    assert all(0.0 <= d < 1.0 for d in draws) and len(set(draws)) == 100

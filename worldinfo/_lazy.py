@@ -70,3 +70,19 @@ def lazy_logger(name: str) -> Logger:
         name: the module's ``__name__``.
     """
     return _Logger(name)  # type: ignore[return-value]
+
+
+def system_random() -> Callable[[], float]:
+    """``random.Random().random`` (a generator seeded from the system), made on first draw:
+    a scan that draws nothing never imports ``random`` (start-up time)."""
+    draw: Callable[[], float] | None = None
+
+    def first() -> float:
+        nonlocal draw
+        if draw is None:
+            import random
+
+            draw = random.Random().random
+        return draw()
+
+    return first

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo._lazy import system_random
 from worldinfo._record import field, record
 from worldinfo.cli._clock import ClockError, clock_from
 from worldinfo.cli._conventions import (
@@ -191,13 +191,9 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
         macro_context=MacroContext(
-            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
+            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else system_random()
         ),
     )
-
-
-def _random() -> Callable[[], float]:
-    return random.Random().random
 
 
 def where_scan_stopped(books: Mapping[str, Book], error: str) -> list[str]:

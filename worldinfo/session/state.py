@@ -10,11 +10,11 @@ adds what a generation does.
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._lazy import system_random
 from worldinfo._record import replace
 from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection
@@ -89,13 +89,13 @@ class SessionState:
             self.chat_metadata["world_info"] = chat_book
         self.max_context = max_context
         self.allow_wi_scan = allow_wi_scan
-        self.rng = CountingRng(rng or random.Random().random)
+        self.rng = CountingRng(rng or system_random())
         self.count_tokens = count_tokens
         self.trust = trust
         self._macro_writes: tuple[tuple[tuple[str, Book], ...], TrustPolicy, bool] | None = None
         # --- macros (full evaluator unless a factory is given) ---
         self.macro_context = macro_context or MacroContext(
-            clock=system_clock, random=random.Random().random
+            clock=system_clock, random=system_random()
         )
         self.macro_settings = macro_settings or MacroSettings()
         self.global_variables: dict[str, JSONValue] = dict(global_variables or {})
