@@ -174,3 +174,45 @@ def test_the_translator_does_not_import_regex_for_a_word_key() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("unicode", [False, True])
+def test_ascii_case_groups_are_the_shipped_ones(unicode: bool) -> None:
+    from worldinfo._js.regex import fold
+
+    shipped = {c: g for g in fold._groups(unicode=unicode) for c in g}
+    for cp in range(0x80):
+        assert fold.case_group(cp, unicode=unicode) == shipped.get(cp, (cp,)), cp
+        assert fold.fold_char(cp, unicode=unicode) == fold.fold_table(unicode=unicode).get(cp, cp)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "beyond"),
+    [
+        ("\\bdragons?\\b", False),
+        ("foo|bar\\.", False),
+        ("caf\u00e9", True),
+        ("[a-z]", True),
+        ("\\d+", True),
+        ("\\u00e9", True),
+        ("\\x41", True),
+    ],
+)
+def test_which_i_keys_read_the_case_tables_when_translated(pattern: str, beyond: bool) -> None:
+    from worldinfo._js.regex import _folds_beyond_ascii
+
+    assert _folds_beyond_ascii(pattern) is beyond
+
+
+def test_an_ascii_i_key_is_read_without_the_case_tables() -> None:
+    import subprocess
+
+    code = (
+        "from worldinfo._js.regex import prepare_tables, regex_key, fold\n"
+        "key = '/\\\\bdragons?\\\\b/i'\nprepare_tables(key)\nrk = regex_key(key)\n"
+        "before = fold.shipped_groups.cache_info().currsize\n"
+        "assert rk is not None and rk.test('Two DRAGONS')\n"
+        "print(before, fold.shipped_groups.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "1"]  # read on the first test, for the text's fold

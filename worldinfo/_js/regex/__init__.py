@@ -159,10 +159,21 @@ def split_key(key: str) -> tuple[str, str] | None:
 
 def prepare_tables(key: str) -> None:
     """Build the one-time tables compiling ``key`` needs (case folding for ``i`` keys), so
-    that the time of ``regex_key(key)`` is the key's own."""
+    that the time of ``regex_key(key)`` is the key's own. An ``i`` key of ASCII letters,
+    punctuation and ``\\b`` needs none to be read (``fold`` answers ASCII itself): its first
+    test builds the table it folds the text with, within that test's time."""
     parts = split_key(key)
-    if parts is not None and "i" in parts[1]:
+    if parts is not None and "i" in parts[1] and _folds_beyond_ascii(parts[0]):
         prepare(unicode="u" in parts[1])
+
+
+def _folds_beyond_ascii(pattern: str) -> bool:
+    """Might translating ``pattern`` with ``i`` read the case tables (a class, a non-ASCII
+    character, an escape other than ``\\b``, ``\\B`` or of ASCII punctuation)?"""
+    if not pattern.isascii() or "[" in pattern:
+        return True
+    escapes = pattern.split("\\")[1:]
+    return any(e[:1].isalnum() and e[:1] not in "bB" for e in escapes)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

@@ -170,13 +170,34 @@ def _group_of(*, unicode: bool) -> dict[int, tuple[int, ...]]:
     return {c: g for g in _groups(unicode=unicode) for c in g}
 
 
+_ASCII_EXTRA = {0x4B: 0x212A, 0x6B: 0x212A, 0x53: 0x17F, 0x73: 0x17F}
+"""The non-ASCII members of ASCII letters' simple case folding groups (``u`` only): K and
+KELVIN SIGN, S and LONG S; without ``u`` no non-ASCII unit matches an ASCII one."""
+
+
+def _ascii_group(cp: int, *, unicode: bool) -> tuple[int, ...]:
+    """``case_group`` of an ASCII character, without reading the shipped groups (start-up
+    time: a scan's ``i`` keys are mostly ASCII; ``tests/test_regex_sure.py`` compares every
+    ASCII character with the shipped groups in both modes)."""
+    c = chr(cp)
+    if not c.isalpha():
+        return (cp,)
+    extra = _ASCII_EXTRA.get(cp) if unicode else None
+    pair = (ord(c.upper()), ord(c.lower()))
+    return pair if extra is None else (*pair, extra)
+
+
 def case_group(cp: int, *, unicode: bool) -> tuple[int, ...]:
     """Every character an ``i`` pattern lets ``cp`` stand for (``cp`` itself included)."""
+    if cp < 0x80:
+        return _ascii_group(cp, unicode=unicode)
     return _group_of(unicode=unicode).get(cp, (cp,))
 
 
 def fold_char(cp: int, *, unicode: bool) -> int:
     """The canonical form of one character (a literal of an ``i`` pattern)."""
+    if cp < 0x80:
+        return _ascii_group(cp, unicode=unicode)[0]
     return fold_table(unicode=unicode).get(cp, cp)
 
 
