@@ -221,6 +221,7 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "regex",  # its one key cannot match this text: compiled on a first test (_js.regex.sure)
         "pathlib",  # and urllib.parse, ipaddress: importers.load reads plain paths with os
         "random",  # the session's generators are made on a first draw (_lazy.system_random)
+        "threading",  # cli.main lets signal.signal say whether it runs in the main thread
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
@@ -299,3 +300,28 @@ def test_a_system_random_draws_from_its_own_generator() -> None:
     a, b = system_random(), system_random()
     draws = [a() for _ in range(50)] + [b() for _ in range(50)]
     assert all(0.0 <= d < 1.0 for d in draws) and len(set(draws)) == 100
+
+
+def test_main_runs_in_a_thread_and_leaves_sigterm_alone(tmp_path: Path) -> None:
+    """Only the main thread installs the SIGTERM handler (``signal`` refuses the others)."""
+    import contextlib
+    import io
+    import signal
+    import threading
+
+    from worldinfo.cli import main
+
+    book = ROOT / "worldinfo" / "examples" / "emberfall.json"
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"name": "User", "is_user": True, "mes": "Emberfall."}]))
+    before = signal.getsignal(signal.SIGTERM)
+    codes: list[int] = []
+    with contextlib.redirect_stdout(io.StringIO()):
+        worker = threading.Thread(
+            target=lambda: codes.append(main(["scan", str(book), "--chat", str(chat)]))
+        )
+        worker.start()
+        worker.join()
+        codes.append(main(["scan", str(book), "--chat", str(chat)]))
+    assert codes == [0, 0]
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -11,7 +11,6 @@ import argparse
 import importlib
 import signal
 import sys
-import threading
 from collections.abc import Collection, Sequence
 
 from worldinfo import __version__
@@ -82,8 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminated) if in_main else None
+    try:  # only the main thread may set a handler (signal says so: no threading import)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        in_main = True
+    except ValueError:
+        previous, in_main = None, False
     try:
         return int(args.func(args))
     except UsageError as exc:
