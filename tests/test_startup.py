@@ -222,6 +222,7 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "pathlib",  # and urllib.parse, ipaddress: importers.load reads plain paths with os
         "random",  # the session's generators are made on a first draw (_lazy.system_random)
         "threading",  # cli.main lets signal.signal say whether it runs in the main thread
+        "typing",  # run-time stand-ins from worldinfo._lazy; ActivationSource on first use
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
@@ -325,3 +326,45 @@ def test_main_runs_in_a_thread_and_leaves_sigterm_alone(tmp_path: Path) -> None:
         codes.append(main(["scan", str(book), "--chat", str(chat)]))
     assert codes == [0, 0]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_the_typing_stand_ins_do_what_typing_does_here() -> None:
+    """``worldinfo._lazy``'s ``NamedTuple``, ``Generic``, ``cast`` and ``overload`` behave as
+    ``typing``'s for the uses of the scan path's modules (which import them off the scan)."""
+    import typing
+
+    from worldinfo import _lazy
+
+    def body(base: type) -> type:
+        class Pair(base):  # type: ignore[misc]
+            """Two values."""
+
+            left: int
+            right: str = "r"
+
+            def both(self) -> str:
+                return f"{self.left}{self.right}"
+
+        return Pair
+
+    ours, theirs = body(_lazy.NamedTuple), body(typing.NamedTuple)
+    for made in (ours, theirs):
+        made.__module__ = __name__
+    a, b = ours(1), theirs(1)
+    assert (tuple(a), repr(a), a.both(), a._fields, a._replace(left=2)) == (
+        tuple(b),
+        repr(b),
+        b.both(),
+        b._fields,
+        b._replace(left=2),
+    )
+    assert ours.__doc__ == theirs.__doc__ and list(ours.__annotations__) == ["left", "right"]
+    assert isinstance(a, tuple) and ours(left=3, right="x") == (3, "x")
+
+    class Box(_lazy.Generic[_lazy.TypeVar("V")]):  # type: ignore[misc]
+        __slots__ = ("v",)
+
+    assert Box[int] is Box and not hasattr(Box(), "__dict__")  # type: ignore[misc]
+    sentinel = object()
+    assert _lazy.cast("int", sentinel) is sentinel
+    assert _lazy.overload(test_startup_probe := len) is test_startup_probe

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
 from worldinfo._lazy import system_random
@@ -28,6 +27,7 @@ from worldinfo.macros import MacroContext
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
     from worldinfo.importers import Limits
 

@@ -6,7 +6,6 @@ import functools
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
 
 from worldinfo.importers.errors import Problem
 from worldinfo.importers.schema_quick import Check, compile_check
@@ -15,6 +14,7 @@ from worldinfo.interchange import JSONValue, stringify
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 
 def _schema_folder() -> str:

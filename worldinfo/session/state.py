@@ -20,7 +20,6 @@ from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection
 from worldinfo.engine.output import RegexHook
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
-from worldinfo.engine.source_hooks import ActivationSource
 from worldinfo.engine.state import TokenCounter
 from worldinfo.macros import MacroContext, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back
@@ -30,6 +29,10 @@ from worldinfo.session.books import book_selection, names_in_play
 from worldinfo.session.preparation import AN_KEY, QUIET_KEY, ExtensionPrompts
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import Book, Character, Message, Persona, Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.source_protocol import ActivationSource
 
 DEFAULT_SETTINGS = Settings()
 DEFAULT_PERSONA = Persona()
