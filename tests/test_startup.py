@@ -281,11 +281,10 @@ def test_a_path_is_labelled_and_named_as_pathlib_does(text: str) -> None:
     name and stem as ``Path`` gives for every path."""
     from pathlib import Path, PurePath
 
-    import worldinfo.importers.load  # noqa: F401  (the module; the package's name is the function)
+    from worldinfo.importers.paths import path_text, stem
 
-    load_module = sys.modules["worldinfo.importers.load"]
-    assert load_module._path_text(text) == (str(Path(text)), Path(text).name)
-    assert load_module._stem(text) == PurePath(text).stem
+    assert path_text(text) == (str(Path(text)), Path(text).name)
+    assert stem(text) == PurePath(text).stem
 
 
 def test_the_schema_folder_is_schema_dir() -> None:

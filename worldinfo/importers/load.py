@@ -13,6 +13,7 @@ from worldinfo.importers.detect import Sniffed, guess_format, sniff
 from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
 from worldinfo.importers.limits import DEFAULT_LIMITS, Limits, check_entry_count, refuse
 from worldinfo.importers.model import Imported
+from worldinfo.importers.paths import path_text, stem
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
 from worldinfo.interchange import DEFAULT_TRUST, JSONValue, marked_untrusted
@@ -39,7 +40,7 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
         label = name or "<bytes>"
         file_name = name or ""
     else:
-        label, final = _path_text(src)
+        label, final = path_text(src)
         file_name = name or final
         try:
             _check_size(os.stat(label).st_size, limits)  # what Path(src).stat() opens
@@ -49,41 +50,6 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
             raise reject("$", f"cannot read file: {exc.strerror or exc}") from None
     _check_size(len(raw), limits)
     return raw, label, file_name
-
-
-def _plain_posix(text: object) -> bool:
-    """Is ``text`` a POSIX path that ``pathlib`` leaves as written (no empty or ``.`` part)?"""
-    return (
-        os.name == "posix"
-        and isinstance(text, str)
-        and text not in ("", ".")
-        and "//" not in text
-        and "/./" not in text
-        and not text.startswith("./")
-        and not text.endswith(("/", "/."))
-    )
-
-
-def _path_text(src: str | os.PathLike[str]) -> tuple[str, str]:
-    """``str(Path(src))`` and ``Path(src).name``; ``pathlib`` (and ``urllib.parse``, which it
-    imports: start-up time) only for a path it would rewrite."""
-    if _plain_posix(src):
-        assert isinstance(src, str)
-        return src, src.rpartition("/")[2]
-    from pathlib import Path
-
-    path = Path(src)
-    return str(path), path.name
-
-
-def _stem(file_name: str) -> str:
-    """``PurePath(file_name).stem`` (its name when it has no suffix)."""
-    if not _plain_posix(file_name) or "/" in file_name:
-        from pathlib import PurePath
-
-        return PurePath(file_name).stem
-    dot = file_name.rfind(".")
-    return file_name[:dot] if 0 < dot < len(file_name) - 1 else file_name
 
 
 def _schema_problems(s: Sniffed) -> list[Problem]:
@@ -205,7 +171,7 @@ def _build(
         character: Character = card.character
         return replace(common, books=books, character=character, card=s.obj)
     world, inner_name = _world(s)
-    name = inner_name or _stem(file_name) or "imported"
+    name = inner_name or stem(file_name) or "imported"
     origin = Origin(file=file_name or label, format=s.format, container=name, trusted=trust)
     book = _book(name, world, origin=origin, trust=trust, policy=policy)
     return replace(common, books=(book,))
