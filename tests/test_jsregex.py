@@ -304,6 +304,8 @@ def test_cache_returns_the_same_object_and_compiles_once(monkeypatch: pytest.Mon
     second = regex_key("/cached (key)/i")
     assert isinstance(first, RegexKey)
     assert first is second
+    assert calls == []  # compiled on its first test (worldinfo._js.regex.sure)
+    assert first.test("a cached key") and not second.test("another")
     assert len(calls) == 1
     assert regex_key.cache_info().hits == 1
 

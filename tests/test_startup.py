@@ -7,13 +7,16 @@ measures the time. The lazy paths must give the same objects and texts as the ea
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 
 import worldinfo
 import worldinfo.importers
@@ -90,6 +93,34 @@ def test_the_top_level_help_is_the_same_with_or_without_the_modules() -> None:
     assert build_parser(full=()).format_help() == full
     for name in COMMANDS:
         assert build_parser(full=(name,)).format_help() == full, name
+
+
+def _outcome(
+    parser: argparse.ArgumentParser, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> object:
+    """What ``parser.parse_args(argv)`` prints and exits with (or the parsed values)."""
+    values: dict[str, object]
+    try:
+        values = dict(vars(parser.parse_args(argv)))
+    except SystemExit as exc:
+        values = {"exit": exc.code}
+    values.pop("func", None)
+    return values, capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_first_in_argv_parses_the_same_without_the_other_commands(
+    name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``main`` lists no other command when ``argv`` starts with one: nothing it can print
+    then (usage, errors, the command's help) mentions them."""
+    book = str(tmp_path / "book.json")
+    argvs = [[name], [name, "--help"], [name, "--no-such-option"], [name, book, "--json"]]
+    argvs += [[name, book, "surplus", "--limit", "x"], [name, "-h", "--version"]]
+    for argv in argvs:
+        full = _outcome(build_parser(), argv, capsys)
+        alone = _outcome(build_parser(full=(name,), listed=False), argv, capsys)
+        assert alone == full, argv
 
 
 def _subparser(parser: object, name: str) -> object:
@@ -187,6 +218,11 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "shutil",  # argparse reads the terminal's width only to print help (cli._conventions)
         "bz2",
         "lzma",
+        "regex",  # its one key cannot match this text: compiled on a first test (_js.regex.sure)
+        "pathlib",  # and urllib.parse, ipaddress: importers.load reads plain paths with os
+        "random",  # the session's generators are made on a first draw (_lazy.system_random)
+        "threading",  # cli.main lets signal.signal say whether it runs in the main thread
+        "typing",  # run-time stand-ins from worldinfo._lazy; ActivationSource on first use
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
@@ -236,3 +272,98 @@ def test_a_lazy_logger_is_its_modules_logger(caplog: pytest.LogCaptureFixture) -
     assert records == [
         ("worldinfo.startup_probe", "DEBUG", "key x", "test_a_lazy_logger_is_its_modules_logger")
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab./\\ ", max_size=12))
+def test_a_path_is_labelled_and_named_as_pathlib_does(text: str) -> None:
+    """``importers.load`` skips ``pathlib`` for paths it leaves as written: same label,
+    name and stem as ``Path`` gives for every path."""
+    from pathlib import Path, PurePath
+
+    from worldinfo.importers.paths import path_text, stem
+
+    assert path_text(text) == (str(Path(text)), Path(text).name)
+    assert stem(text) == PurePath(text).stem
+
+
+def test_the_schema_folder_is_schema_dir() -> None:
+    from worldinfo.importers import schema
+
+    assert schema.schema_dir() == Path(schema._schema_folder()).resolve()
+    assert (schema.schema_dir() / "st-world.schema.json").is_file()
+
+
+def test_a_system_random_draws_from_its_own_generator() -> None:
+    from worldinfo._lazy import system_random
+
+    a, b = system_random(), system_random()
+    draws = [a() for _ in range(50)] + [b() for _ in range(50)]
+    assert all(0.0 <= d < 1.0 for d in draws) and len(set(draws)) == 100
+
+
+def test_main_runs_in_a_thread_and_leaves_sigterm_alone(tmp_path: Path) -> None:
+    """Only the main thread installs the SIGTERM handler (``signal`` refuses the others)."""
+    import contextlib
+    import io
+    import signal
+    import threading
+
+    from worldinfo.cli import main
+
+    book = ROOT / "worldinfo" / "examples" / "emberfall.json"
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"name": "User", "is_user": True, "mes": "Emberfall."}]))
+    before = signal.getsignal(signal.SIGTERM)
+    codes: list[int] = []
+    with contextlib.redirect_stdout(io.StringIO()):
+        worker = threading.Thread(
+            target=lambda: codes.append(main(["scan", str(book), "--chat", str(chat)]))
+        )
+        worker.start()
+        worker.join()
+        codes.append(main(["scan", str(book), "--chat", str(chat)]))
+    assert codes == [0, 0]
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_the_typing_stand_ins_do_what_typing_does_here() -> None:
+    """``worldinfo._lazy``'s ``NamedTuple``, ``Generic``, ``cast`` and ``overload`` behave as
+    ``typing``'s for the uses of the scan path's modules (which import them off the scan)."""
+    import typing
+
+    from worldinfo import _lazy
+
+    def body(base: type) -> type:
+        class Pair(base):  # type: ignore[misc]
+            """Two values."""
+
+            left: int
+            right: str = "r"
+
+            def both(self) -> str:
+                return f"{self.left}{self.right}"
+
+        return Pair
+
+    ours, theirs = body(_lazy.NamedTuple), body(typing.NamedTuple)
+    for made in (ours, theirs):
+        made.__module__ = __name__
+    a, b = ours(1), theirs(1)
+    assert (tuple(a), repr(a), a.both(), a._fields, a._replace(left=2)) == (
+        tuple(b),
+        repr(b),
+        b.both(),
+        b._fields,
+        b._replace(left=2),
+    )
+    assert ours.__doc__ == theirs.__doc__ and list(ours.__annotations__) == ["left", "right"]
+    assert isinstance(a, tuple) and ours(left=3, right="x") == (3, "x")
+
+    class Box(_lazy.Generic[_lazy.TypeVar("V")]):  # type: ignore[misc]
+        __slots__ = ("v",)
+
+    assert Box[int] is Box and not hasattr(Box(), "__dict__")  # type: ignore[misc]
+    sentinel = object()
+    assert _lazy.cast("int", sentinel) is sentinel
+    assert _lazy.overload(test_startup_probe := len) is test_startup_probe

@@ -8,11 +8,14 @@ exactly what faithfulness depends on. Accessors give typed views for callers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from worldinfo._js import UNDEFINED, JSONValue, in_js_order, reorder, to_string
 from worldinfo._record import field, record
 from worldinfo.enums import Logic, Position, Role, ScanState, Strategy
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ENTRY_TEMPLATE",

@@ -8,10 +8,13 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bounds
 from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 # Indexes of at most nine digits (all below 2**32 - 1), one per line.

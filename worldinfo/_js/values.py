@@ -5,11 +5,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeAlias
 
 from worldinfo._js.strings import to_utf16_units, trim
 
-JSONValue: TypeAlias = Any
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    JSONValue: TypeAlias = Any
+else:
+    JSONValue = object  # what Any stands for, without importing typing (start-up time)
 """A value as parsed from JSON (the only place ``Any`` is allowed)."""
 
 

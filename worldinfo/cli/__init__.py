@@ -11,7 +11,6 @@ import argparse
 import importlib
 import signal
 import sys
-import threading
 from collections.abc import Collection, Sequence
 
 from worldinfo import __version__
@@ -19,7 +18,9 @@ from worldinfo.cli._commands import COMMANDS
 from worldinfo.cli._conventions import Parser, UsageError
 
 
-def build_parser(*, full: Collection[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    *, full: Collection[str] | None = None, listed: bool = True
+) -> argparse.ArgumentParser:
     """Return the top-level parser with every available sub-command registered.
 
     Args:
@@ -27,6 +28,9 @@ def build_parser(*, full: Collection[str] | None = None) -> argparse.ArgumentPar
             by name and help line only, so its module is not imported (``main`` passes the
             one command it runs: start-up time). The top-level help, usage and errors are
             the same either way.
+        listed: list the other commands at all. Without them the top-level help would lack
+            their lines, but an ``argv`` that starts with a command never shows that help:
+            its usage and errors read the same (``main``: start-up time).
     """
     parser = Parser(
         prog="worldinfo",
@@ -38,7 +42,8 @@ def build_parser(*, full: Collection[str] | None = None) -> argparse.ArgumentPar
     registered: set[str] = set()
     for name, (module, help_line) in COMMANDS.items():
         if wanted is not None and module not in wanted:
-            sub.add_parser(name, help=help_line)
+            if listed:
+                sub.add_parser(name, help=help_line)
             continue
         if module in registered:
             continue
@@ -70,13 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_in(argv)
-    parser = build_parser(full=() if command is None else (command,))
+    first = command is not None and argv[0] == command  # no top-level option before it
+    parser = build_parser(full=() if command is None else (command,), listed=not first)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminated) if in_main else None
+    try:  # only the main thread may set a handler (signal says so: no threading import)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        in_main = True
+    except ValueError:
+        previous, in_main = None, False
     try:
         return int(args.func(args))
     except UsageError as exc:

@@ -6,12 +6,11 @@ The options they share, and the settings and input limits those give, are ``_sca
 from __future__ import annotations
 
 import argparse
-import random
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Mapping, Sequence
 
 from worldinfo._js import JSONValue, mulberry32, parse_json
+from worldinfo._lazy import system_random
 from worldinfo._record import field, record
 from worldinfo.cli._clock import ClockError, clock_from
 from worldinfo.cli._conventions import (
@@ -28,6 +27,7 @@ from worldinfo.macros import MacroContext
 from worldinfo.session import Session
 from worldinfo.types import Book, Character, Message, Persona
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
     from worldinfo.importers import Limits
 
@@ -145,7 +145,7 @@ def read_chat(
     data: JSONValue = None
     raw = b""
     try:
-        if chat == STDIO or Path(chat).stat().st_size <= limits.max_file_bytes:
+        if chat == STDIO or os.stat(chat).st_size <= limits.max_file_bytes:
             raw = read_input(chat, limit=limits.max_file_bytes)
             data = parse_json(raw, bounds=limits.json_bounds)
     except OSError as exc:
@@ -191,13 +191,9 @@ def build_session(inputs: Inputs, args: argparse.Namespace) -> Session:
         max_context=getattr(args, "max_context", 8192),
         rng=mulberry32(seed) if seed is not None else None,
         macro_context=MacroContext(
-            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else _random()
+            clock=clock, tz=tz, random=mulberry32(seed + 1) if seed is not None else system_random()
         ),
     )
-
-
-def _random() -> Callable[[], float]:
-    return random.Random().random
 
 
 def where_scan_stopped(books: Mapping[str, Book], error: str) -> list[str]:

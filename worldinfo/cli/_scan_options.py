@@ -8,7 +8,6 @@ generation type, the user name, the seed, ``--untrusted``, ``--limit`` and the c
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from worldinfo._js import JSONValue
 from worldinfo._record import replace
@@ -22,6 +21,7 @@ from worldinfo.cli._settings import (
 )
 from worldinfo.types import GENERATION_TYPES, Settings
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
     from worldinfo.importers import Limits
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from worldinfo._js import JSONValue, canonical
 from worldinfo.cli._commands import help_of
@@ -79,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
             failures = (StoreError, sqlite3.Error, OSError)
             missing = (StoreMissingError,)
+
+            from pathlib import Path
 
             chat_id = Path(args.chat).stem if args.chat and args.chat != STDIO else "chat"
             session.sources.append(

@@ -7,13 +7,18 @@ removing an entry that is no longer a candidate drops the *last* candidate (R43,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSError, JSONValue
 from worldinfo.engine.buffer import ScanBuffer
 from worldinfo.engine.timed_effects import TimedEffects
 from worldinfo.types import RawEntry, ScanState
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    from worldinfo._lazy import Protocol
 
 DEFAULT_WEIGHT = 100
 

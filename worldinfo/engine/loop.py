@@ -26,7 +26,7 @@ from worldinfo.engine.handout import activated_facts, hand_out
 from worldinfo.engine.output import RegexHook, assemble, authors_note
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexClock, RegexLimits, TimeoutMemo
 from worldinfo.engine.scan_loop import init_delay_levels, run_loops
-from worldinfo.engine.source_hooks import ActivationSource, ScanContext
+from worldinfo.engine.source_hooks import ScanContext
 from worldinfo.engine.state import CharacterIdentity, TokenCounter, WorkingState
 from worldinfo.engine.timed_effects import TimedEffects, entry_key, normalise
 from worldinfo.macros import Macros, Substitute, identity_without_braces
@@ -34,6 +34,10 @@ from worldinfo.result import ScanResult
 from worldinfo.trace import Trace
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, untrusted_keys
 from worldinfo.types import Book, RawEntry, Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.source_protocol import ActivationSource
 
 NO_SCAN_DATA = ScanData()
 DEFAULT_MACROS = Macros()

@@ -10,9 +10,13 @@ from worldinfo import _js
 from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.passes import run_pass
-from worldinfo.engine.source_hooks import ActivationSource, LoopState
+from worldinfo.engine.source_hooks import LoopState
 from worldinfo.engine.state import WorkingState
 from worldinfo.types import RawEntry, ScanState
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.source_protocol import ActivationSource
 
 
 def init_delay_levels(scan: WorkingState, plan: Plan | None) -> None:

@@ -9,20 +9,18 @@
 ``Session`` also tells sources about chat changes (``messages_changed``) and finished scans
 (``scan_finished``), so a retriever can ingest exchanges. The engine and ``Session`` call
 these hooks, so they live below both; the sources themselves (``worldinfo.sources``, which
-re-exports these names with ``NullSource``) sit above.
+re-exports these names with ``NullSource``) sit above. The ``ActivationSource`` protocol
+itself is ``worldinfo.engine.source_protocol`` (it needs ``typing`` at run time, which a scan
+need not import: start-up time).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from worldinfo._js import JSONValue
 from worldinfo._record import field, record
 from worldinfo.types import Book, Message, ScanState, Settings
-
-if TYPE_CHECKING:
-    from worldinfo.result import ScanResult
 
 
 @record
@@ -70,28 +68,3 @@ class LoopState:
     current_delay_level: float
     budget: int
     overflowed: bool
-
-
-@runtime_checkable
-class ActivationSource(Protocol):
-    """An extra activation source plugged into ``Session`` (see the module docstring)."""
-
-    def force_activate(self, context: ScanContext) -> Sequence[Mapping[str, JSONValue]]:
-        """Return entry objects (each with ``world`` and ``uid``) to force on in this scan."""
-        ...
-
-    def entries_loaded(self, context: ScanContext, lore: LoadedLore) -> None:
-        """Edit the loaded lore lists in place (add virtual entries, drop some)."""
-        ...
-
-    def scan_done(self, state: LoopState) -> None:
-        """Observe or steer the scan after each loop."""
-        ...
-
-    def messages_changed(self, chat: Sequence[Message]) -> None:
-        """The chat changed (messages appended or removed) outside a scan."""
-        ...
-
-    def scan_finished(self, context: ScanContext, result: ScanResult) -> None:
-        """A scan finished (not called for dry runs)."""
-        ...

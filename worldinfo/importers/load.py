@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path, PurePath
 
 from worldinfo import Book, Character, Entry, Origin, TrustPolicy
 from worldinfo._lazy import lazy_logger
@@ -14,6 +13,7 @@ from worldinfo.importers.detect import Sniffed, guess_format, sniff
 from worldinfo.importers.errors import LorebookImportError, Problem, Reject, reject
 from worldinfo.importers.limits import DEFAULT_LIMITS, Limits, check_entry_count, refuse
 from worldinfo.importers.model import Imported
+from worldinfo.importers.paths import path_text, stem
 from worldinfo.importers.schema import iter_schema_problems
 from worldinfo.importers.trust import neutralise
 from worldinfo.interchange import DEFAULT_TRUST, JSONValue, marked_untrusted
@@ -40,22 +40,16 @@ def read_bytes(src: Source, *, name: str | None, limits: Limits) -> tuple[bytes,
         label = name or "<bytes>"
         file_name = name or ""
     else:
-        path = Path(src)
-        label = str(path)
-        file_name = name or path.name
+        label, final = path_text(src)
+        file_name = name or final
         try:
-            _check_size(path.stat().st_size, limits)
-            with path.open("rb") as fh:
+            _check_size(os.stat(label).st_size, limits)  # what Path(src).stat() opens
+            with open(label, "rb") as fh:
                 raw = fh.read(limits.max_file_bytes + 1)
         except OSError as exc:
             raise reject("$", f"cannot read file: {exc.strerror or exc}") from None
     _check_size(len(raw), limits)
     return raw, label, file_name
-
-
-def _stem(file_name: str) -> str:
-    p = PurePath(file_name)
-    return p.stem if p.suffix else p.name
 
 
 def _schema_problems(s: Sniffed) -> list[Problem]:
@@ -177,7 +171,7 @@ def _build(
         character: Character = card.character
         return replace(common, books=books, character=character, card=s.obj)
     world, inner_name = _world(s)
-    name = inner_name or _stem(file_name) or "imported"
+    name = inner_name or stem(file_name) or "imported"
     origin = Origin(file=file_name or label, format=s.format, container=name, trusted=trust)
     book = _book(name, world, origin=origin, trust=trust, policy=policy)
     return replace(common, books=(book,))

@@ -4,23 +4,36 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from worldinfo.importers.errors import Problem
 from worldinfo.importers.schema_quick import Check, compile_check
 from worldinfo.interchange import JSONValue, stringify
 
-_HERE = Path(__file__).resolve().parent
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+
+def _schema_folder() -> str:
+    """``schema_dir`` as text (``os.path``: a scan need not import ``pathlib``)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for candidate in (
+        os.path.join(here, "schemas"),
+        os.path.join(os.path.dirname(os.path.dirname(here)), "schemas"),
+    ):
+        if os.path.isfile(os.path.join(candidate, "st-world.schema.json")):
+            return candidate
+    raise FileNotFoundError("importers: schema files not found")
 
 
 def schema_dir() -> Path:
     """Where the schema files are: next to the package (wheel) or at the repository root."""
-    for candidate in (_HERE / "schemas", _HERE.parents[1] / "schemas"):
-        if (candidate / "st-world.schema.json").is_file():
-            return candidate
-    raise FileNotFoundError("importers: schema files not found")
+    from pathlib import Path
+
+    return Path(_schema_folder())
 
 
 def schema_names() -> tuple[str, ...]:
@@ -31,7 +44,8 @@ def schema_names() -> tuple[str, ...]:
 @functools.cache
 def schema(name: str) -> Any:
     """The schema of format ``name`` (e.g. ``st-world``), as read from its file."""
-    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    with open(os.path.join(_schema_folder(), f"{name}.schema.json"), encoding="utf-8") as fh:
+        return json.loads(fh.read())
 
 
 @functools.cache

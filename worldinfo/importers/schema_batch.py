@@ -15,9 +15,12 @@ import functools
 import itertools
 import operator
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from worldinfo.interchange import JSONValue
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 Batch = Callable[[list[JSONValue]], bool]
 """True only when every value of the list is valid (``False``: not proven, check each)."""

@@ -16,11 +16,16 @@ import functools
 import numbers
 import operator
 from collections.abc import Callable, Mapping, Sized
-from typing import Any, cast
 
 from worldinfo.importers.schema_batch import ANNOTATIONS as _ANNOTATIONS
 from worldinfo.importers.schema_batch import compile_batch
 from worldinfo.interchange import JSONValue
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any, cast
+else:
+    from worldinfo._lazy import cast
 
 Check = Callable[[JSONValue], bool]
 

@@ -4,12 +4,17 @@ the variables carried in ``chat_metadata`` (``variables``, ``chat_id_hash``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import overload
 
 from worldinfo._js import JSONValue
 from worldinfo._record import replace
 from worldinfo.macros.context import Card, MacroContext, MacroState
 from worldinfo.types import Character, Message, Persona
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import overload
+else:
+    from worldinfo._lazy import overload
 
 
 def card_of(character: Character | None, template: MacroContext) -> Card | None:

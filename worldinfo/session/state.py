@@ -10,17 +10,16 @@ adds what a generation does.
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
+from worldinfo._lazy import system_random
 from worldinfo._record import replace
 from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.gathering import BookSelection
 from worldinfo.engine.output import RegexHook
 from worldinfo.engine.regex_limits import DEFAULT_REGEX_LIMITS, RegexLimits, TimeoutMemo
-from worldinfo.engine.source_hooks import ActivationSource
 from worldinfo.engine.state import TokenCounter
 from worldinfo.macros import MacroContext, MacroSettings, StMacros, Substitute
 from worldinfo.macros.binding import generation_context, state_of, write_back
@@ -30,6 +29,10 @@ from worldinfo.session.books import book_selection, names_in_play
 from worldinfo.session.preparation import AN_KEY, QUIET_KEY, ExtensionPrompts
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import Book, Character, Message, Persona, Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from worldinfo.engine.source_protocol import ActivationSource
 
 DEFAULT_SETTINGS = Settings()
 DEFAULT_PERSONA = Persona()
@@ -89,13 +92,13 @@ class SessionState:
             self.chat_metadata["world_info"] = chat_book
         self.max_context = max_context
         self.allow_wi_scan = allow_wi_scan
-        self.rng = CountingRng(rng or random.Random().random)
+        self.rng = CountingRng(rng or system_random())
         self.count_tokens = count_tokens
         self.trust = trust
         self._macro_writes: tuple[tuple[tuple[str, Book], ...], TrustPolicy, bool] | None = None
         # --- macros (full evaluator unless a factory is given) ---
         self.macro_context = macro_context or MacroContext(
-            clock=system_clock, random=random.Random().random
+            clock=system_clock, random=system_random()
         )
         self.macro_settings = macro_settings or MacroSettings()
         self.global_variables: dict[str, JSONValue] = dict(global_variables or {})

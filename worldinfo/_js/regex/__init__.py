@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Protocol
-
-import regex  # type: ignore[import-untyped,unused-ignore]
 
 from worldinfo._js.regex.fold import fold_text, prepare
 from worldinfo._js.regex.names import JSSyntaxError
 from worldinfo._js.regex.parse import translate
+from worldinfo._js.regex.sure import compiles_surely
 from worldinfo._lazy import lazy_logger
 from worldinfo._record import field, record
 
@@ -42,12 +40,16 @@ KEY_SHOWN = 200
 _RULE_FLAGS = frozenset("gimsuy")
 
 
-class _Compiled(Protocol):
-    """The part of a compiled ``regex`` pattern this module uses."""
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def search(self, string: str, *, timeout: float) -> object | None: ...
+    class _Compiled(Protocol):
+        """The part of a compiled ``regex`` pattern this module uses."""
 
-    def match(self, string: str, *, timeout: float) -> object | None: ...
+        def search(self, string: str, *, timeout: float) -> object | None: ...
+
+        def match(self, string: str, *, timeout: float) -> object | None: ...
 
 
 def shown(key: str) -> str:
@@ -157,10 +159,21 @@ def split_key(key: str) -> tuple[str, str] | None:
 
 def prepare_tables(key: str) -> None:
     """Build the one-time tables compiling ``key`` needs (case folding for ``i`` keys), so
-    that the time of ``regex_key(key)`` is the key's own."""
+    that the time of ``regex_key(key)`` is the key's own. An ``i`` key of ASCII letters,
+    punctuation and ``\\b`` needs none to be read (``fold`` answers ASCII itself): its first
+    test builds the table it folds the text with, within that test's time."""
     parts = split_key(key)
-    if parts is not None and "i" in parts[1]:
+    if parts is not None and "i" in parts[1] and _folds_beyond_ascii(parts[0]):
         prepare(unicode="u" in parts[1])
+
+
+def _folds_beyond_ascii(pattern: str) -> bool:
+    """Might translating ``pattern`` with ``i`` read the case tables (a class, a non-ASCII
+    character, an escape other than ``\\b``, ``\\B`` or of ASCII punctuation)?"""
+    if not pattern.isascii() or "[" in pattern:
+        return True
+    escapes = pattern.split("\\")[1:]
+    return any(e[:1].isalnum() and e[:1] not in "bB" for e in escapes)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -199,11 +212,17 @@ def regex_key(key: str) -> RegexKey | None:
         return None
     if len(tr.pattern) > MAX_TRANSLATED:
         return _refused(key, pattern, flags, "refused: too large once translated")
-    try:
-        compiled = regex.compile(tr.pattern, regex.V0)
-    except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
-        log.warning("regex key %s accepted by V8 rules but not by regex: %s", shown(key), exc)
-        return None
+    compiled: _Compiled
+    if compiles_surely(tr.pattern):  # compiled on its first test (start-up time)
+        compiled = _Deferred(tr.pattern, key)
+    else:
+        import regex  # type: ignore[import-untyped,unused-ignore]
+
+        try:
+            compiled = regex.compile(tr.pattern, regex.V0)
+        except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
+            log.warning("regex key %s accepted by V8 rules but not by regex: %s", shown(key), exc)
+            return None
     return RegexKey(
         source=pattern,
         flags=flags,
@@ -216,7 +235,39 @@ def regex_key(key: str) -> RegexKey | None:
     )
 
 
-_NEVER = regex.compile("(?!)", regex.V0)
+class _Deferred:
+    """A translation ``regex`` is sure to compile (``sure.compiles_surely``), compiled on
+    its first ``search`` or ``match``: until then ``regex`` need not even be imported."""
+
+    __slots__ = ("_compiled", "key", "pattern")
+
+    def __init__(self, pattern: str, key: str) -> None:
+        self.pattern, self.key = pattern, key
+        self._compiled: _Compiled | None = None
+
+    def _get(self) -> _Compiled:
+        compiled = self._compiled
+        if compiled is None:
+            import regex  # type: ignore[import-untyped,unused-ignore]
+
+            try:
+                compiled = self._compiled = regex.compile(self.pattern, regex.V0)
+            except (regex.error, RecursionError, MemoryError, OverflowError) as exc:
+                # compiles_surely said it would: a fault of that grammar, reported, no match
+                raise RegexTimeout(self.key, f"not compiled by regex: {exc}") from None
+        return compiled
+
+    def search(self, string: str, *, timeout: float) -> object | None:
+        """``regex.Pattern.search``, compiling the pattern first if needed."""
+        return self._get().search(string, timeout=timeout)
+
+    def match(self, string: str, *, timeout: float) -> object | None:
+        """``regex.Pattern.match``, compiling the pattern first if needed."""
+        return self._get().match(string, timeout=timeout)
+
+
+_NEVER = _Deferred("(?!)", "")
+"""The compiled form of a refused key (never compiled: ``RegexKey.test`` raises first)."""
 
 
 def _refused(key: str, pattern: str, flags: str, reason: str) -> RegexKey:

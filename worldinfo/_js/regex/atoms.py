@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import regex  # type: ignore[import-untyped,unused-ignore]
-
 from worldinfo._js import to_utf16_units
 from worldinfo._js.regex import literals as lit
 from worldinfo._js.regex.chars import (
@@ -51,6 +49,16 @@ class Frag:
     """Needles and line locality of the fragment's matches (``literals``)."""
 
 
+def _matches_newline(cs: CharSet, *, negate: bool) -> bool:
+    """Does ``cs.emit(negate=negate)`` match ``"\\n"``? Read from the ranges (``regex``
+    only for property items, which need its Unicode data)."""
+    if cs.props:
+        import regex  # type: ignore[import-untyped,unused-ignore]
+
+        return regex.match(cs.emit(negate=negate), "\n") is not None
+    return any(lo <= 0x0A <= hi for lo, hi in cs.ranges) != negate
+
+
 def _units(s: str) -> str:
     if s.isascii() or max(s) < "\U00010000":
         return s
@@ -84,7 +92,7 @@ class AtomParser(Cursor):
         text = cs.emit(negate=negate)
         small = None if negate or cs.props else cs.ranges
         facts = lit.char_class(small, fold=self.i, unicode=self.u)
-        local = regex.match(text, "\n") is None
+        local = not _matches_newline(cs, negate=negate)
         return Frag(text, 1, 1, facts=lit.Facts(exact=facts.exact, need=facts.need, local=local))
 
     def backref(self, n: int) -> Frag:

@@ -25,8 +25,6 @@ import json
 import os
 import unicodedata
 
-import regex  # type: ignore[import-untyped,unused-ignore]
-
 from worldinfo._js.regex.chars import CharSet, normalize
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -54,6 +52,8 @@ def _canon_upper(cp: int) -> int:
 @functools.cache
 def _regex_equivalents() -> dict[int, frozenset[int]]:
     """For every cased character, what ``regex`` (its own, recent Unicode data) folds it with."""
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     everything = "".join(chr(cp) for cp in range(_CASED_END) if not 0xD800 <= cp <= 0xDFFF)
     cands = {ord(c) for c in regex.findall(r"\p{Changes_When_Casemapped}", everything)}
     for cp in range(_CASED_END):
@@ -85,6 +85,8 @@ CASE_GROUPS_PACKAGE, CASE_GROUPS_FILE = "worldinfo._js", "casefold.json"
 
 def case_data_versions() -> dict[str, str]:
     """The Unicode data the groups are computed from: Python's and ``regex``'s."""
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     return {"python_unicode": unicodedata.unidata_version, "regex": str(regex.__version__)}
 
 
@@ -168,13 +170,34 @@ def _group_of(*, unicode: bool) -> dict[int, tuple[int, ...]]:
     return {c: g for g in _groups(unicode=unicode) for c in g}
 
 
+_ASCII_EXTRA = {0x4B: 0x212A, 0x6B: 0x212A, 0x53: 0x17F, 0x73: 0x17F}
+"""The non-ASCII members of ASCII letters' simple case folding groups (``u`` only): K and
+KELVIN SIGN, S and LONG S; without ``u`` no non-ASCII unit matches an ASCII one."""
+
+
+def _ascii_group(cp: int, *, unicode: bool) -> tuple[int, ...]:
+    """``case_group`` of an ASCII character, without reading the shipped groups (start-up
+    time: a scan's ``i`` keys are mostly ASCII; ``tests/test_regex_sure.py`` compares every
+    ASCII character with the shipped groups in both modes)."""
+    c = chr(cp)
+    if not c.isalpha():
+        return (cp,)
+    extra = _ASCII_EXTRA.get(cp) if unicode else None
+    pair = (ord(c.upper()), ord(c.lower()))
+    return pair if extra is None else (*pair, extra)
+
+
 def case_group(cp: int, *, unicode: bool) -> tuple[int, ...]:
     """Every character an ``i`` pattern lets ``cp`` stand for (``cp`` itself included)."""
+    if cp < 0x80:
+        return _ascii_group(cp, unicode=unicode)
     return _group_of(unicode=unicode).get(cp, (cp,))
 
 
 def fold_char(cp: int, *, unicode: bool) -> int:
     """The canonical form of one character (a literal of an ``i`` pattern)."""
+    if cp < 0x80:
+        return _ascii_group(cp, unicode=unicode)[0]
     return fold_table(unicode=unicode).get(cp, cp)
 
 
@@ -213,6 +236,8 @@ def fold_closure(cs: CharSet, *, unicode: bool) -> CharSet:
     body = cs.emit()
     if body == "(?!)":
         return cs
+    import regex  # type: ignore[import-untyped,unused-ignore]
+
     member = regex.compile(body, regex.V0)
     groups = _groups(unicode=unicode)
     text, owner = _members(unicode=unicode)

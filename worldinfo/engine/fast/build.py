@@ -17,7 +17,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, contains, is_, is_not
-from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -39,6 +38,12 @@ from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import cast
+else:
+    from worldinfo._lazy import cast
 
 _CID = attrgetter("cid")
 

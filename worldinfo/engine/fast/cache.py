@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -30,6 +29,12 @@ from worldinfo.trust import (
     untrusted_keys,
 )
 from worldinfo.types import Book, RawEntry, Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import cast
+else:
+    from worldinfo._lazy import cast
 
 _ENTRY = itemgetter(0)
 MAX_PLANS = 4

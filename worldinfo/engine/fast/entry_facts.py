@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -20,6 +19,12 @@ from worldinfo.engine.fast.recent import RecentTexts, Visit
 from worldinfo.engine.timed_effects import may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from worldinfo._lazy import NamedTuple
 
 OUTLET = 7
 """``Position.OUTLET``: contents collected under the entry's ``outletName``."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from enum import IntEnum
-from typing import cast, overload
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
@@ -32,6 +31,12 @@ from worldinfo.engine.gathering import (
 )
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import Book, Entry, RawEntry
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import cast, overload
+else:
+    from worldinfo._lazy import cast, overload
 
 Origin = tuple[Entry, str, list[int]]
 """Where a prepared entry comes from: the book entry, the book name, and its hash once known."""

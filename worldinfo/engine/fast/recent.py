@@ -13,9 +13,14 @@ the index (``KeyIndex.size`` changes) drops them all.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
 
 from worldinfo.engine.fast.matcher import KeyIndex
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+else:
+    from worldinfo._lazy import Generic, TypeVar
 
 KEEP = 16
 """Values kept per table; one more clears the table (a scan reads a handful)."""

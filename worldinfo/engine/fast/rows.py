@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain, islice
-from typing import cast
 
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine import entry_rules
@@ -24,6 +23,12 @@ from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.slots import kinds_from
 from worldinfo.engine.fast.stored import StoredView
 from worldinfo.types import RawEntry
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import cast
+else:
+    from worldinfo._lazy import cast
 
 Slots = tuple[int, ...]
 
