@@ -5,6 +5,7 @@ straightforward path's, ``chat_metadata.timedWorldInfo`` included."""
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from worldinfo._js import canonical
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
+from worldinfo.engine.timed_effects import normalise
 
 
 def timed_case(seed: int) -> dict[str, Any]:
@@ -73,3 +75,30 @@ def test_overflowing_recursion_pass_leaves_the_rest_unbuilt() -> None:
     assert len(plans) == 1
     made = plans[0].entries.made
     assert 0 < sum(e is not None for e in made) < len(made)
+
+
+def _containers(value: Any) -> list[Any]:
+    """Every dict and list inside ``value``, itself included."""
+    if isinstance(value, dict):
+        return [value, *(c for v in value.values() for c in _containers(v))]
+    if isinstance(value, list):
+        return [value, *(c for v in value for c in _containers(v))]
+    return []
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"sticky": {"B.1": {"hash": 5, "start": 1, "end": 3.0, "protected": False}}},
+        {"sticky": {"B.1": {"hash": None, "start": "1"}}, "cooldown": {}, "other": {}},
+        {"sticky": {"B.1": {"hash": 5, "tags": ["a"]}}, "cooldown": {"B.2": {"hash": 6}}},
+        {"sticky": [{"hash": 5}], "cooldown": {"B.2": 0}, "x": [1, {"y": 2}]},
+    ],
+)
+def test_normalise_copies_like_deepcopy(state: dict[str, Any]) -> None:
+    before = copy.deepcopy(state)
+    out = normalise(state)
+    assert out == normalise(copy.deepcopy(state))
+    assert state == before
+    mine = {id(c) for c in _containers(state)}
+    assert not any(id(c) in mine for c in _containers(out))  # no list or dict shared
