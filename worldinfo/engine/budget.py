@@ -5,6 +5,7 @@ still pass, and an overflow lasts the whole scan."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -46,9 +47,17 @@ def units_limit(base_tokens: int, budget: int) -> int:
 
 
 def probability_and_budget(
-    scan: WorkingState, candidates: list[RawEntry], base_tokens: int
+    scan: WorkingState,
+    candidates: list[RawEntry],
+    base_tokens: int,
+    *,
+    more: Callable[[list[RawEntry]], bool] | None = None,
 ) -> None:
-    """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan."""
+    """R48 as reworked in 1.15: ``ignoreBudget`` and an overflow that lasts the whole scan.
+
+    ``more``: appends the next candidates to ``candidates`` when the loop reaches the last
+    one (``False``: none are left); the candidates after an overflow are never asked for.
+    """
     fast = scan.fast
     if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
         remaining_ignore = 0
@@ -72,6 +81,8 @@ def probability_and_budget(
     plain_ok = fast is not None and fast.skip
     activated = scan.activated
     for i, entry in enumerate(candidates):
+        if more is not None and i + 1 == len(candidates) and not more(candidates):
+            more = None
         pos = scan.index.get(id(entry)) if table is not None else None
         facts = None
         if pos is not None:

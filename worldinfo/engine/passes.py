@@ -8,6 +8,7 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
+from worldinfo.engine.fast.candidates import More, lazy_candidates, lazy_ok
 from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
@@ -25,14 +26,20 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
     fast = scan.fast
     if fast is not None:
         fast.begin_pass(scan.state)
-    if fast is not None and fast.skip:
+    more: More | None = None
+    lazy = fast is not None and lazy_ok(
+        fast, forced=bool(scan.forced), pending_levels=bool(scan.pending_levels)
+    )
+    if fast is not None and lazy:
+        nominated, more = _nominate_lazy(scan, fast)
+    elif fast is not None and fast.skip:
         _nominate_fast(scan, fast, nominated)
     else:
         _nominate_all(scan, nominated, why)
     tracing = scan.trace is not None
     sticky = scan.timed.is_active
     candidates = nominated
-    if scan.forced or scan.timed.active.get("sticky"):
+    if not lazy and (scan.forced or scan.timed.active.get("sticky")):
         index = scan.index
         if fast is not None:
             stuck = fast.sticky
@@ -68,7 +75,7 @@ def run_pass(scan: WorkingState) -> tuple[list[RawEntry], list[RawEntry]]:
             on_remove=(lambda e, r: scan.note(e, "skipped", r, {})) if tracing else None,
             key_test=raw_key_test(scan) if fast is not None else None,
         )
-    probability_and_budget(scan, candidates, base_tokens)
+    probability_and_budget(scan, candidates, base_tokens, more=more)
     if tracing:
         for e in candidates:
             if scan.activated.get(entry_key(e)) is e:
@@ -91,6 +98,27 @@ def _nominate_all(scan: WorkingState, nominated: list[RawEntry], why: dict[int, 
         if chosen is not None and id(chosen) not in seen:
             seen.add(id(chosen))
             nominated.append(chosen)
+
+
+def _nominate_lazy(scan: WorkingState, fast: FastScan) -> tuple[list[RawEntry], More]:
+    """``_nominate_fast``'s candidates, sticky ones first, nominated as the budget phase
+    reads them (``fast.candidates``)."""
+    entries = scan.entries
+    seen: set[int] = set()
+
+    def full(pos: int) -> RawEntry | None:
+        chosen, _ = _select(scan, entries[pos])
+        if chosen is None or id(chosen) in seen:
+            return None
+        seen.add(id(chosen))
+        return chosen
+
+    def keyed(pos: int) -> RawEntry | None:
+        return entries[pos] if fast.nominates(pos) else None
+
+    return lazy_candidates(
+        fast, entries, full=full, keyed=keyed, activated=scan.activated, failed=scan.failed
+    )
 
 
 def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]) -> None:

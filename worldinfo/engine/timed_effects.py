@@ -24,9 +24,30 @@ def may_record(entry: Mapping[str, JSONValue]) -> bool:
     return any(_js.truthy(entry.get(t, UNDEFINED)) for t in TYPES)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _deep_copy(state: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """``copy.deepcopy(state)``; built directly when ``state`` maps names to dicts of
+    records that hold only immutable scalars (the shape the engine writes)."""
+    if type(state) is not dict:
+        return copy.deepcopy(state)
+    out: dict[str, JSONValue] = {}
+    for name, records in state.items():
+        if type(records) is not dict:
+            return copy.deepcopy(state)
+        copied: dict[str, JSONValue] = {}
+        for key, value in records.items():
+            if type(value) is not dict or not _SCALARS.issuperset(map(type, value.values())):
+                return copy.deepcopy(state)
+            copied[key] = dict(value)
+        out[name] = copied
+    return out
+
+
 def normalise(state: JSONValue) -> dict[str, JSONValue]:
     """Return a normalised deep copy of ``timedWorldInfo`` (done on every scan, R60)."""
-    out: dict[str, JSONValue] = copy.deepcopy(state) if isinstance(state, dict) else {}
+    out: dict[str, JSONValue] = _deep_copy(state) if isinstance(state, dict) else {}
     for t in TYPES:
         records = out.get(t)
         if not isinstance(records, (dict, list)):

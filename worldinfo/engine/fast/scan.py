@@ -172,10 +172,12 @@ class FastScan:
 
     # --- visiting -----------------------------------------------------------------------
 
-    def visit(self) -> Visit:
+    def visit(self, *, build: bool = True) -> Visit:
         """Positions to visit this pass, ascending: the entries whose outcome is not known
         to be "skipped, with no side effect" from the key hits alone. The list is shared
-        with later scans that visit the same positions: read it, never change it."""
+        with later scans that visit the same positions: read it, never change it.
+        ``build``: put every visited entry into the scan's list now (else ``build`` them
+        as they are read)."""
         parts = tuple(
             self._found(cid, table) for cid, table in enumerate(self.plan.by_needle) if table
         )
@@ -186,10 +188,15 @@ class FastScan:
             if len(memo) >= _VISITS_KEEP:
                 memo.clear()
             got = memo[key] = Visit(parts, sorted(set(self._always).union(*parts)))
-        if self.own is not None and not got.built:
+        if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
         return got
+
+    def build(self, positions: list[int]) -> None:
+        """Put the entries at ``positions`` into the scan's list, if it lacks some."""
+        if self.own is not None:
+            self._own(positions)
 
     def codes(self, visit: Visit) -> bytes:
         """How each position of ``visit`` is nominated: ``SIMPLE`` (a ``PLAIN`` entry with

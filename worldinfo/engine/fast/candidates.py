@@ -1,0 +1,117 @@
+"""The candidates of a fast pass, nominated as the budget phase reads them.
+
+A recursion pass of a large book visits thousands of entries, but the budget phase reads
+them in candidate order only until the budget overflows (a few hundred), and after an
+overflow nothing reads the rest: no ``ignoreBudget`` entry is left to pass, no pending
+delay level or source reads the pass's successful entries, no inclusion group sorts them.
+In that case (``lazy_ok``) the entries that are decided from the key hits alone (``SIMPLE``
+and ``PLAIN`` without regex keys: pure functions of the hits) are nominated a chunk at a
+time, as the budget reaches them, and their objects are built only then. Every other
+visited position (``FULL``, dynamic, regex keys: checks that may time out, warn or call the
+substituter) is nominated first, in visiting order, before the budget phase, exactly as
+``passes._nominate_fast`` does; so every side effect happens as before and the candidate
+list, up to where the budget stops reading it, is the same list in the same order (sticky
+entries first, R47).
+
+The already activated and failed entries are those before the pass: the budget phase adds
+to both while the later chunks are nominated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import compress
+
+from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
+from worldinfo.types import RawEntry
+
+Nominate = Callable[[int], RawEntry | None]
+More = Callable[[list[RawEntry]], bool]
+"""Append the next candidates (at least one) to the list; ``False`` when none are left."""
+FIRST_CHUNK = 64
+LAST_CHUNK = 1024
+"""Visited positions per chunk: the first chunk, doubling per chunk up to the last."""
+_FULL_ONLY = bytes(1 if b == FULL else 0 for b in range(256))
+_PLAIN_ONLY = bytes(1 if b == PLAIN else 0 for b in range(256))
+
+
+def lazy_candidates(
+    fast: FastScan,
+    entries: list[RawEntry],
+    *,
+    full: Nominate,
+    keyed: Nominate,
+    activated: dict[str, RawEntry],
+    failed: set[int],
+) -> tuple[list[RawEntry], More]:
+    """The first candidates of the pass, and what appends the next ones.
+
+    Args:
+        fast: the scan's fast state (``FastScan.visit`` of this pass).
+        entries: the scan's entry list.
+        full: ``_select`` of a position (each object once).
+        keyed: the keys of a ``PLAIN`` position.
+        activated: the scan's activated entries (read now, before the budget phase).
+        failed: the scan's failed entry ids (likewise).
+    """
+    plan = fast.plan
+    keys = plan.keys
+    dynamic = fast.dynamic
+    visit = fast.visit(build=False)
+    codes = fast.codes(visit)
+    positions = visit.positions
+    eager = set(compress(positions, codes.translate(_FULL_ONLY)))
+    eager |= dynamic
+    if plan.regex_positions:
+        plain = compress(positions, codes.translate(_PLAIN_ONLY))
+        eager.update(filter(plan.regex_positions.__contains__, plain))
+    order = sorted(eager)
+    fast.build(order)
+    table = plan.facts.codes(len(keys))
+    got: dict[int, RawEntry | None] = {}
+    for p in order:  # in visiting order: the checks that may have side effects
+        if table[p] == FULL or p in dynamic:
+            got[p] = full(p)
+        elif keys[p] not in activated and (not failed or id(entries[p]) not in failed):
+            got[p] = keyed(p)
+    stuck = fast.sticky
+    head = [e for p in order if p in stuck and (e := got.get(p)) is not None]
+    for p in stuck:
+        got.pop(p, None)
+    taken = set(activated)
+    gone = set(failed)
+    cursor = [0, FIRST_CHUNK]
+
+    def more(out: list[RawEntry]) -> bool:
+        start, size = cursor
+        while start < len(positions):
+            end = start + size
+            some = positions[start:end]
+            fast.build(some)
+            size = min(LAST_CHUNK, size * 2)
+            cursor[0], cursor[1] = end, size
+            before = len(out)
+            out += [
+                e
+                for e in [
+                    (got.get(p) if p in eager else entries[p] if c == SIMPLE else keyed(p))
+                    for p, c in zip(some, codes[start:end], strict=True)
+                    if p in eager
+                    or (keys[p] not in taken and (not gone or id(entries[p]) not in gone))
+                ]
+                if e is not None
+            ]
+            if len(out) > before:
+                return True
+            start = end
+        return False
+
+    if not head:
+        more(head)
+    return head, more
+
+
+def lazy_ok(fast: FastScan, *, forced: bool, pending_levels: bool) -> bool:
+    """May this pass's candidates be nominated as the budget reads them (module doc)?"""
+    plan = fast.plan
+    return fast.skip and not (forced or pending_levels or plan.any_group or plan.any_ignore_budget)
