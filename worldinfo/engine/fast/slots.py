@@ -8,10 +8,12 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey, split_key
+from worldinfo._js.strings import lower_all, trim_all
 from worldinfo._record import field, record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.entry_rules import Fields
@@ -98,7 +100,7 @@ def plain_slot(text: str, *, case: bool, whole: bool, needles: KeyIndex) -> int:
 def plain_slots(texts: list[str], *, case: bool, whole: bool, needles: KeyIndex) -> list[int]:
     """``plain_slot`` of each text, the needles added in bulk."""
     if not case:
-        texts = list(map(_js.lower, texts))
+        texts = lower_all(texts)
     blob = "\x00".join(texts)
     good = None  # a text with a line break or ``\x01`` is never found line by line: UNKNOWN
     if "\n" in blob or "\x01" in blob:
@@ -130,14 +132,17 @@ def learn_slots(
         distinct = [
             k for k in dict.fromkeys(k for k in keys if isinstance(k, str)) if k not in memo
         ]
-    fresh = [k for k in distinct if isinstance(k, str)]
+    if set(map(type, distinct)) <= {str}:
+        fresh = cast("list[str]", distinct)
+    else:
+        fresh = [k for k in distinct if isinstance(k, str)]
     blob = "\x00".join(fresh)
     if "{{" in blob or "<" in blob:
         fresh = [k for k in fresh if not may_have_macros(k)]
     if "" in memo or "" in fresh:
         memo[""] = EMPTY
         fresh = [k for k in fresh if k]
-    texts = list(map(_js.trim, fresh))
+    texts = trim_all(fresh)
     if "/" in blob:
         kept = [(k, t) for k, t in zip(fresh, texts, strict=True) if not t.startswith("/")]
         fresh, texts = [k for k, _ in kept], [t for _, t in kept]
