@@ -10,7 +10,8 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import itemgetter
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import cast
 
 from worldinfo import _js
@@ -32,6 +33,7 @@ from worldinfo.trust import (
 from worldinfo.types import Book, RawEntry, Settings
 
 _ENTRY = itemgetter(0)
+_DATA = attrgetter("data")
 MAX_PLANS = 4
 """Plans kept at once (one per book selection and scan settings); more clears them all."""
 
@@ -111,7 +113,8 @@ class ScanCache:
                 hit = old.get(id(entry))
                 out.append(hit if hit is not None and hit[0] is entry else (entry, world, []))
         else:
-            out = [(entry, world, []) for entry in book.entries]
+            n = len(book.entries)
+            out = list(zip(book.entries, repeat(world, n), map(list, repeat((), n)), strict=True))
         self._entries[name] = dict(zip(map(id, map(_ENTRY, out)), out, strict=True))
         self._books[name] = (book, out)
         return out
@@ -134,7 +137,7 @@ class ScanCache:
             origins = self._origins(name, book)
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
-            stands = cast("list[RawEntry]", [o[0].data for o in origins])
+            stands = cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
             ids = set(map(id, stands))
             if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
                 stands = [_order_only(d) for d in stands]

@@ -12,6 +12,7 @@ agree on such values (the scan-settings memo relied on this before).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 
@@ -105,6 +106,9 @@ class Classes:
 
     def _rows(self, columns: Columns, worlds: Sequence[str]) -> Sequence[object]:
         """Each entry's values of the key fields that do not hold one value throughout."""
+        names = [name for name in self._fields if name not in NOT_PLAIN]
+        if _alike(columns, names) and ("world" not in names or _constant(worlds)):
+            return [None] * columns.n
         varying: list[Sequence[object]] = []
         for name in self._fields:
             if name in NOT_PLAIN:  # a plain entry holds neither: its object's are fixed
@@ -195,6 +199,27 @@ def _plain(columns: Columns) -> list[bool] | None:
     for name in held:
         plain = [p and v is ABSENT for p, v in zip(plain, columns(name), strict=True)]
     return plain
+
+
+def _alike(columns: Columns, names: list[str]) -> bool:
+    """Do all entries hold the same scalars in the fields ``names`` (``False``: maybe
+    not)? One ``itemgetter`` per entry for the fields the first entry holds, and a
+    presence test for the others, instead of one column per field: books mostly repeat
+    one set of scan settings."""
+    datas = columns.datas
+    if not datas:
+        return False
+    first = datas[0]
+    held = [name for name in names if name in first]
+    if len(held) < 2 or any(map(columns.held, (n for n in names if n not in first))):
+        return False
+    try:
+        rows = list(map(operator.itemgetter(*held), datas))
+    except KeyError:  # some entry lacks a field
+        return False
+    if any(isinstance(v, (list, dict)) for v in rows[0]):  # compared by their text
+        return False
+    return rows.count(rows[0]) == len(rows)  # a list or object never equals a scalar
 
 
 def _constant(col: Sequence[object]) -> bool:

@@ -2,16 +2,15 @@
 
 Building a plan reads about two dozen fields of every entry (the class fields, ``content``,
 ``key``, ``keysecondary``, ``selective``, ``uid``); read entry by entry, each read is a
-Python step. ``Columns`` reads a field of all entries in one C loop (``map`` of an
-``itemgetter``, or of ``get`` when some entry lacks it) the first time it is asked for, and
-keeps the column for the other steps of the build.
+Python step. ``Columns`` reads a field of all entries in one loop the first time it is
+asked for, and keeps the column for the other steps of the build.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
-from operator import contains, itemgetter, methodcaller
+from operator import contains, methodcaller
 
 from worldinfo._js import UNDEFINED, JSONValue
 
@@ -32,18 +31,18 @@ class Columns:
     def __init__(self, datas: Sequence[Mapping[str, JSONValue]]) -> None:
         self.datas = datas
         self.n = len(datas)
-        self._cols: dict[str, list[JSONValue]] = {}
-        self._gets: dict[str, list[JSONValue]] = {}
-        self._flat: dict[str, list[JSONValue] | None] = {}
+        self._cols: dict[str, Sequence[JSONValue]] = {}
+        self._gets: dict[str, Sequence[JSONValue]] = {}
+        self._flat: dict[str, Sequence[JSONValue] | None] = {}
         self._gaps: set[str] = set()
         """The fields some entry lacks (their columns hold ``ABSENT``)."""
 
-    def __call__(self, name: str) -> list[JSONValue]:
+    def __call__(self, name: str) -> Sequence[JSONValue]:
         """The column of field ``name``, by position (read it, never change it)."""
         got = self._cols.get(name)
         if got is None:
             try:
-                got = list(map(itemgetter(name), self.datas))
+                got = [d[name] for d in self.datas]  # a subscript the interpreter specialises
             except KeyError:  # some entry lacks it
                 if any(map(contains, self.datas, repeat(name))):
                     got = list(map(methodcaller("get", name, ABSENT), self.datas))
@@ -53,7 +52,7 @@ class Columns:
             self._cols[name] = got
         return got
 
-    def get(self, name: str) -> list[JSONValue]:
+    def get(self, name: str) -> Sequence[JSONValue]:
         """The column of field ``name`` as ``get(name, UNDEFINED)`` reads it."""
         got = self._gets.get(name)
         if got is None:
@@ -63,7 +62,7 @@ class Columns:
             self._gets[name] = got
         return got
 
-    def flat(self, name: str) -> list[JSONValue] | None:
+    def flat(self, name: str) -> Sequence[JSONValue] | None:
         """The items of every entry's list in field ``name``, in order; ``None`` when some
         entry holds no list there."""
         if name in self._flat:
@@ -80,7 +79,7 @@ class Columns:
             return name not in self._gaps or got.count(ABSENT) < self.n
         return any(map(contains, self.datas, repeat(name)))
 
-    def at(self, positions: Sequence[int] | None, name: str) -> list[JSONValue]:
+    def at(self, positions: Sequence[int] | None, name: str) -> Sequence[JSONValue]:
         """``get(name)`` at ``positions`` only (``None``: every position)."""
         col = self.get(name)
         return col if positions is None else list(map(col.__getitem__, positions))

@@ -132,7 +132,9 @@ class KeyIndex:
             ]
         table = self._texts[lowered][False]
         before = self.size
-        fresh = [t for t in dict.fromkeys(texts) if t and t not in table]  # first seen first
+        unique = dict.fromkeys(texts)  # first seen first
+        unique.pop("", None)
+        fresh = [t for t in unique if t not in table] if table else list(unique)
         table.update(zip(fresh, range(before, before + len(fresh)), strict=True))
         self.size += len(fresh)
         out: list[int] = list(map(table.get, texts))  # type: ignore[arg-type]

@@ -76,7 +76,7 @@ class _Group:
     def __call__(self, name: str) -> Sequence[JSONValue]:
         return self._columns.at(self._positions, name)
 
-    def flat(self, name: str) -> list[JSONValue] | None:
+    def flat(self, name: str) -> Sequence[JSONValue] | None:
         """``Columns.flat`` of the group's entries."""
         if self._positions is None:
             return self._columns.flat(name)
@@ -147,12 +147,16 @@ def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
         return None
     stands = group.stands
     values = group("selective")
-    pairs = list(zip(map(type, values), values, strict=True))
-    try:
-        distinct = dict.fromkeys(pairs)
-    except TypeError:  # a list or object in ``selective``
-        return None
-    for i in map(pairs.index, distinct):
+    firsts: list[int]
+    if len(set(map(type, values))) == 1 and values.count(values[0]) == len(values):
+        firsts = [0]  # one (type, value) pair throughout
+    else:
+        pairs = list(zip(map(type, values), values, strict=True))
+        try:
+            firsts = list(map(pairs.index, dict.fromkeys(pairs)))
+        except TypeError:  # a list or object in ``selective``
+            return None
+    for i in firsts:
         read: set[str] = set()
         if entry_rules.secondary_keys(StoredView(stands[i], "", read)) is not None:
             return None

@@ -8,6 +8,8 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import contains
 from typing import cast
 
 from worldinfo import _js
@@ -127,7 +129,8 @@ def learn_slots(
     where that slot is memoised (``EMPTY`` or a needle id); regex candidates (a trimmed
     ``/`` start), keys with macros and undecidable keys are left to ``key_slot``."""
     try:
-        distinct = [k for k in dict.fromkeys(keys) if k not in memo]
+        unique = dict.fromkeys(keys)
+        distinct = [k for k in unique if k not in memo] if memo else list(unique)
     except TypeError:  # a list among the keys
         distinct = [
             k for k in dict.fromkeys(k for k in keys if isinstance(k, str)) if k not in memo
@@ -201,6 +204,13 @@ def kinds_from(
     if fixed is not None:
         return [fixed] * len(primaries)
     always, plain, waiting = Kind.ALWAYS, Kind.PLAIN, Kind.GATED
+    if (
+        not gated
+        and secondaries.count(None) == len(secondaries)
+        and () not in primaries
+        and not any(map(contains, primaries, repeat(UNKNOWN)))
+    ):  # the common case, tested in C: every entry keyed, no key undecided
+        return [plain] * len(primaries)
     # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
     # ``match_key`` would).
     return [
