@@ -172,9 +172,8 @@ class KeyIndex:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
         automata = []
         for lowered, (substrings, whole) in zip((False, True), self._texts, strict=True):
-            if _NOT_WORD.search("".join(whole)) is None:  # the common case: all words
-                words = whole
-            else:
+            words = whole  # the common case: every whole-word needle all word characters
+            if _NOT_WORD.search("".join(whole)):
                 words = {t: nid for t, nid in whole.items() if _WORD_CHARS.issuperset(t)}
             tested = {text: nid for text, nid in whole.items() if text not in words}
             for kind, texts in ((SUBSTRING, substrings), (TESTED, tested), (WORDS, words)):
