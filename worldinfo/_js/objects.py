@@ -160,6 +160,9 @@ def canonical(value: JSONValue) -> JSONValue:
     return value
 
 
+_GET_ORDER = operator.methodcaller("get", "order", UNDEFINED)
+
+
 def sort_desc_by_order(items: list[Any]) -> list[Any]:
     """Stable sort by descending ``order`` as V8 does with ``(a, b) => b.order - a.order``.
 
@@ -167,7 +170,7 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
     "equal", which only the comparison-driven TimSort reproduces; CPython's ``list.sort``
     is the same algorithm, so with a comparator it makes the same comparisons.
     """
-    orders = [e.get("order", UNDEFINED) for e in items]
+    orders = list(map(_GET_ORDER, items))
     if set(map(type, orders)) == {int} and min(orders) > -(2**53) and max(orders) < 2**53:
         # ``Number(order)`` is the integer itself: one sort by it, descending and stable
         ranked = sorted(range(len(items)), key=orders.__getitem__, reverse=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from itertools import repeat
 
 JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -41,6 +43,16 @@ def trim(s: str) -> str:
 def lower(s: str) -> str:
     """``String.prototype.toLowerCase`` (full Unicode lower-casing, as Python's)."""
     return s.lower()
+
+
+def trim_all(texts: Iterable[str]) -> list[str]:
+    """``trim`` of each text, in one C loop (building a plan trims every key)."""
+    return list(map(str.strip, texts, repeat(JS_WHITESPACE)))
+
+
+def lower_all(texts: Iterable[str]) -> list[str]:
+    """``lower`` of each text, in one C loop."""
+    return list(map(str.lower, texts))
 
 
 def split_ws(s: str) -> list[str]:

@@ -13,14 +13,14 @@ prepared on its own, as before (``_Prepare``).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
-from operator import attrgetter, contains, is_, is_not
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_, is_not, itemgetter, ne
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes
+from worldinfo.engine.fast.columns import Columns
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import (
     EMPTY,
@@ -46,6 +46,8 @@ else:
     from worldinfo._lazy import cast
 
 _CID = attrgetter("cid")
+_ENTRY, _WORLD = itemgetter(0), itemgetter(1)
+_DATA = attrgetter("data")
 
 
 def build_plan(
@@ -89,12 +91,13 @@ def build_plan(
     prepare = Prepare(settings, needles, trust)
     classes = Classes(prepare, plan)
     policy_keys = trust.untrusted
-    worlds = [o[1] for o in origins]
-    datas = [o[0].data for o in origins]
-    keys = _entry_keys(worlds, [d.get("uid", UNDEFINED) for d in datas])
+    worlds = list(map(_WORLD, origins))
+    datas = list(map(_DATA, map(_ENTRY, origins)))
+    columns = Columns(datas)
+    keys = _entry_keys(worlds, columns.get("uid"))
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
-        found = classes.all_of(datas, worlds)
+        found = classes.all_of(columns, worlds)
         if not classes.changed:
             break
     if untrusted:
@@ -102,8 +105,8 @@ def build_plan(
     entries.trusted = bytearray(map(is_not, found, repeat(None)))
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
-    _learn(found, datas, prepare)
-    primaries, secondaries, kinds = plain_rows(found, datas, prepare)
+    _learn(found, columns, prepare)
+    primaries, secondaries, kinds = plain_rows(found, columns, prepare)
     loose = [pos for pos, c in enumerate(found) if c is None] if None in found else []
     stands: list[Mapping[str, JSONValue]] = datas
     if loose:
@@ -124,7 +127,7 @@ def build_plan(
     if loose or any(c.leveled for c in distinct):
         out = set(loose)
         leveled = [stands[p] for p, c in enumerate(classed) if c.leveled or p in out]
-    if any(map(contains, datas, repeat("hash"))):  # would read as the entry's own hash
+    if columns.held("hash"):  # would read as the entry's own hash
         for pos in [p for p, d in enumerate(datas) if "hash" in d]:
             plan.ensure_hash(pos)
     cids = list(map(_CID, classed))
@@ -137,43 +140,40 @@ def build_plan(
     return plan
 
 
-def _entry_keys(worlds: list[str], uids: list[JSONValue]) -> list[str]:
+def _entry_keys(worlds: list[str], uids: Sequence[JSONValue]) -> list[str]:
     """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
-    strings = _js.to_strings(uids)
+    strings = _js.to_strings(list(uids))
     if len(set(worlds)) == 1:  # one book: one prefix
         return list(map(f"{worlds[0]}.".__add__, strings))
     return list(map("{}.{}".format, worlds, strings))
 
 
-def _learn(
-    found: list[Class | None], datas: list[Mapping[str, JSONValue]], prepare: Prepare
-) -> None:
+def _learn(found: list[Class | None], columns: Columns, prepare: Prepare) -> None:
     """Learn the slots of the plain entries' keys in bulk, per key-rule context."""
     kinds = {id(c.memo): c for c in set(found) if c is not None and c.memo is not None}
     for mid, cls in kinds.items():
-        if len(kinds) == 1:
-            chosen = (
-                datas if None not in found else [d for c, d in zip(found, datas, strict=True) if c]
-            )
+        if len(kinds) == 1 and None not in found:
+            chosen: list[int] | None = None
         else:
-            chosen = [d for c, d in zip(found, datas, strict=True) if c and id(c.memo) == mid]
-        keys = _keys_of(chosen)
+            chosen = [p for p, c in enumerate(found) if c and id(c.memo) == mid]
+        if chosen is None and not any(columns("keysecondary")):
+            keys = columns.flat("key") or _keys_of(columns.get("key"), columns.get("keysecondary"))
+        else:
+            keys = _keys_of(columns.at(chosen, "key"), columns.at(chosen, "keysecondary"))
         assert cls.memo is not None
         learn_slots(keys, cls.memo, context=cls.context, needles=prepare.needles)
 
 
-def _keys_of(datas: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
+def _keys_of(primary: Sequence[JSONValue], secondary: Sequence[JSONValue]) -> list[JSONValue]:
     """Every ``key`` and ``keysecondary`` list item of the entries, in order."""
-    primary = [d.get("key") for d in datas]
-    secondary = [d.get("keysecondary") for d in datas]
     if set(map(type, primary)) | set(map(type, secondary)) == {list}:
         lists = cast("list[list[JSONValue]]", primary)
-        return list(chain.from_iterable(map(chain, lists, secondary)))  # type: ignore[arg-type]
+        return list(chain.from_iterable(map(chain, lists, secondary)))
     return [
         k
-        for d in datas
-        for f in ("key", "keysecondary")
-        if isinstance(v := d.get(f), list)
+        for pair in zip(primary, secondary, strict=True)
+        for v in pair
+        if isinstance(v, list)
         for k in v
     ]
 
@@ -193,7 +193,9 @@ def _record(
     plan.config = cids
     plan.primary = primaries
     plan.secondary = secondaries
-    plan.always_visit = [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS]
+    plan.always_visit = (
+        [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS] if Kind.ALWAYS in kinds else []
+    )
     regex = plan.regex_needles
     if regex:
         for pos, (primary, sec) in enumerate(zip(primaries, secondaries, strict=True)):
@@ -203,7 +205,10 @@ def _record(
                 plan.regex_positions.add(pos)
     by_needle = plan.by_needle
     plain, gated = Kind.PLAIN, Kind.GATED
-    listed = [p for p, k in enumerate(kinds) if k is plain or k is gated]
+    if kinds.count(plain) == len(kinds):
+        listed = list(range(len(kinds)))
+    else:
+        listed = [p for p, k in enumerate(kinds) if k is plain or k is gated]
     if len(by_needle) == 1 and not regex and not by_needle[0]:  # one configuration, no regex
         _index(by_needle[0], listed, primaries)
         return
@@ -228,15 +233,25 @@ def _record(
 def _index(
     table: dict[int, list[int]], listed: list[int], primaries: list[tuple[int, ...]]
 ) -> None:
-    """List each position under the needle ids of its primary slots (ascending, once)."""
+    """List each position under the needle ids of its primary slots (ascending, once).
+
+    Most needles belong to one entry: each slot is listed under its first and its last
+    owner in C (two dicts), and only the slots whose first and last owners differ are
+    listed owner by owner."""
     slots = list(map(primaries.__getitem__, listed))
-    counts = list(map(len, slots))
-    owners = chain.from_iterable(map(repeat, listed, counts))
-    lists: defaultdict[int, list[int]] = defaultdict(list)
-    for slot, pos in zip(chain.from_iterable(slots), owners, strict=True):
-        got = lists[slot]
-        if not got or got[-1] != pos:  # a key repeated in the entry is listed once
-            got.append(pos)
+    flat = list(chain.from_iterable(slots))
+    owners = list(chain.from_iterable(map(repeat, listed, map(len, slots))))
+    last = dict(zip(flat, owners, strict=True))  # in the order slots are first seen
+    first = dict(zip(reversed(flat), reversed(owners), strict=True))
+    lists = dict(zip(last, map(list, zip(last.values(), strict=True)), strict=True))
+    shared = set(compress(last, map(ne, last.values(), map(first.__getitem__, last))))
+    if shared:  # a needle of several entries: its owners in order, each once
+        for slot in shared:
+            lists[slot] = []
+        for slot, pos in compress(zip(flat, owners, strict=True), map(shared.__contains__, flat)):
+            got = lists[slot]
+            if not got or got[-1] != pos:
+                got.append(pos)
     lists.pop(EMPTY, None)
     lists.pop(UNKNOWN, None)
     table.update(lists)

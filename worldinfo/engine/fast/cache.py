@@ -10,7 +10,8 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import itemgetter
+from itertools import repeat
+from operator import attrgetter, itemgetter
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -37,6 +38,7 @@ else:
     from worldinfo._lazy import cast
 
 _ENTRY = itemgetter(0)
+_DATA = attrgetter("data")
 MAX_PLANS = 4
 """Plans kept at once (one per book selection and scan settings); more clears them all."""
 
@@ -116,7 +118,8 @@ class ScanCache:
                 hit = old.get(id(entry))
                 out.append(hit if hit is not None and hit[0] is entry else (entry, world, []))
         else:
-            out = [(entry, world, []) for entry in book.entries]
+            n = len(book.entries)
+            out = list(zip(book.entries, repeat(world, n), map(list, repeat((), n)), strict=True))
         self._entries[name] = dict(zip(map(id, map(_ENTRY, out)), out, strict=True))
         self._books[name] = (book, out)
         return out
@@ -139,7 +142,7 @@ class ScanCache:
             origins = self._origins(name, book)
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
-            stands = cast("list[RawEntry]", [o[0].data for o in origins])
+            stands = cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
             ids = set(map(id, stands))
             if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
                 stands = [_order_only(d) for d in stands]

@@ -1,6 +1,6 @@
 """Entry classes: the plan's rules applied once per distinct set of the values they read.
 
-``build.build_plan`` asks ``Classes.of`` for the class of each plain entry's stored fields:
+``build.build_plan`` asks ``Classes.all_of`` for the class of each plain entry's stored fields:
 entries whose ``SIG_FIELDS`` hold equal values share every outcome the plan takes from those
 fields (scan configuration, key-rule context, fixed kind, waiting checks). The outcomes are
 computed by the rule functions themselves (``entry_rules``, ``slots``) on the first entry of
@@ -13,17 +13,18 @@ agree on such values (the scan-settings memo relied on this before).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._record import record
 from worldinfo.engine import entry_rules
+from worldinfo.engine.fast.columns import ABSENT, Columns
 from worldinfo.engine.fast.plan import Kind, Plan
-from worldinfo.engine.fast.prepare import ABSENTS, FACT_FIELDS, Config, Facts, Prepare, facts
+from worldinfo.engine.fast.prepare import FACT_FIELDS, Config, Facts, Prepare, facts
 from worldinfo.engine.fast.slots import filtered, fixed_kind, waits
-from worldinfo.engine.fast.stored import EVERY, NOT_PLAIN, StoredView, is_plain
+from worldinfo.engine.fast.stored import EVERY, NOT_PLAIN, StoredView
 
 SIG_FIELDS = (
     *FACT_FIELDS,
@@ -62,120 +63,71 @@ class Classes:
 
     The fields a class is keyed by start as ``SIG_FIELDS``; the rules are run on a
     ``StoredView`` that records what they read, and a field read outside the key fields
-    joins them (``changed``: the entries seen so far must be classified again).
+    joins them (``changed``: the entries must be classified again).
     """
 
     def __init__(self, prepare: Prepare, plan: Plan) -> None:
         self._prepare = prepare
         self._plan = plan
-        self._by_sig: dict[object, Class] = {}
-        self._by_rows: dict[object, Class] = {}
-        """``all_of``'s classes by the values of the key fields (``_rows``)."""
         self._loose: dict[tuple[Config, bool], Class] = {}
         self._configs: dict[Config, int] = {}
         self._fields: tuple[str, ...] = SIG_FIELDS
-        self._getter: Callable[[Mapping[str, JSONValue]], tuple[JSONValue, ...]] | None = None
-        self._missing: frozenset[str] = frozenset()
-        self._boxes: tuple[str, ...] = ()
-        self._shaped = False
-        self._world = False
         self.sharing = True
         """``False`` once a rule read every field or one the stored fields lack: no entry
         is plain then."""
         self.changed = False
         """The key fields grew since this was last reset."""
 
-    def of(self, data: Mapping[str, JSONValue], world: str) -> Class | None:
-        """The class of a trusted entry's stored fields; ``None`` when the entry is not
-        plain (its object must be built to apply the rules to)."""
-        content = data.get("content")
-        if type(content) is not str or content.startswith("@@") or not self.sharing:
-            return None
-        if not self._shaped:
-            self._shape(data)
-        getter = self._getter
-        vals: tuple[JSONValue, ...] | None = None
-        if getter is not None:
-            try:
-                vals = getter(data)
-            except KeyError:
-                vals = None
-        if vals is None or not data.keys().isdisjoint(self._missing):
-            if not is_plain(data):
-                return None
-            vals = tuple(map(data.get, self._fields, ABSENTS))
-            sig: tuple[object, ...] = (False, vals, world if self._world else None)
-        else:  # the fields that held a list or object in the first entry, by their text
-            boxed = tuple(map(_frozen, map(data.get, self._boxes, ABSENTS)))
-            sig = (True, vals, boxed, world if self._world else None)
-        try:
-            got = self._by_sig.get(sig)
-        except TypeError:  # a list or object in a field: keyed by its text
-            sig = (sig[0], tuple(map(_frozen, vals)), *sig[2:])
-            got = self._by_sig.get(sig)
-        if got is None:
-            got = self._by_sig[sig] = self._new(data, world)
-        return got
+    def all_of(self, columns: Columns, worlds: Sequence[str]) -> list[Class | None]:
+        """The class of each trusted entry's stored fields; ``None`` where the entry is not
+        plain (its object must be built to apply the rules to). Entries whose key fields
+        hold equal values (lists and objects by their text) share a class; a field that
+        holds one value throughout is left out of the comparison. Stops early when the key
+        fields grew (``changed``)."""
+        n = columns.n
+        if not n or not self.sharing:
+            return [None] * n
+        rows = self._rows(columns, worlds)
+        plain = _plain(columns)
+        if plain is not None:
+            rows = [r if p else _NOT_PLAIN for r, p in zip(rows, plain, strict=True)]
+        firsts = dict(zip(reversed(rows), range(n - 1, -1, -1), strict=True))
+        classes: dict[object, Class | None] = {_NOT_PLAIN: None}
+        datas = columns.datas
+        for pos in sorted(firsts.values()):
+            if rows[pos] is not _NOT_PLAIN:
+                classes[rows[pos]] = self._new(datas[pos], worlds[pos])
+                if self.changed:
+                    return [None] * n
+        if len(classes) == 2:  # one class
+            cls = next(c for c in classes.values() if c is not None)
+            return [cls] * n if plain is None else [cls if p else None for p in plain]
+        return list(map(classes.__getitem__, rows))
 
-    def all_of(
-        self, datas: Sequence[Mapping[str, JSONValue]], worlds: Sequence[str]
-    ) -> list[Class | None]:
-        """``of`` of each entry, column by column where the entries are alike: every
-        ``content`` a string without decorators, every key field a scalar where the first
-        entry has one, no missing field present (else entry by entry). Stops early when
-        the key fields grew (``changed``)."""
-        if not datas or not self.sharing:
-            return list(map(self.of, datas, worlds))
-        if not self._shaped:
-            self._shape(datas[0])
-        rows = self._rows(datas, worlds)
-        if rows is None:
-            return list(map(self.of, datas, worlds))
-        by_rows = self._by_rows
-        try:
-            found: list[Class | None] = list(map(by_rows.get, rows))
-        except TypeError:  # a list or object where the first entry holds a scalar
-            return list(map(self.of, datas, worlds))
-        if None in found:
-            for pos in [p for p, c in enumerate(found) if c is None]:
-                got = by_rows.get(rows[pos])
-                if got is None:
-                    got = self._new(datas[pos], worlds[pos])
-                    if self.changed:
-                        return found
-                    by_rows[rows[pos]] = got
-                found[pos] = got
-        return found
-
-    def _rows(
-        self, datas: Sequence[Mapping[str, JSONValue]], worlds: Sequence[str]
-    ) -> list[object] | None:
-        """Each entry's values of the key fields (``None``: not all entries are alike)."""
-        getter = self._getter
-        if getter is None:
-            return None
-        try:
-            contents = list(map(_CONTENT, datas))
-            rows: list[object] = list(map(getter, datas))
-        except KeyError:
-            return None
-        if set(map(type, contents)) != {str} or any(map(str.startswith, contents, _DECORATED)):
-            return None
-        if any(any(map(operator.contains, datas, repeat(f))) for f in self._missing):
-            return None
-        if self._boxes:
-            boxed = operator.itemgetter(*self._boxes)
+    def _rows(self, columns: Columns, worlds: Sequence[str]) -> Sequence[object]:
+        """Each entry's values of the key fields that do not hold one value throughout."""
+        names = [name for name in self._fields if name not in NOT_PLAIN]
+        if _alike(columns, names) and ("world" not in names or _constant(worlds)):
+            return [None] * columns.n
+        varying: list[Sequence[object]] = []
+        for name in self._fields:
+            if name in NOT_PLAIN:  # a plain entry holds neither: its object's are fixed
+                continue
+            col: Sequence[object] = columns(name)
+            if _constant(col):
+                continue
             try:
-                boxes = list(map(boxed, datas))
-            except KeyError:
-                return None
-            if len(self._boxes) == 1:
-                rows = [(r, _frozen(b)) for r, b in zip(rows, boxes, strict=True)]
-            else:
-                rows = [(r, *map(_frozen, b)) for r, b in zip(rows, boxes, strict=True)]
-        if self._world:
-            rows = list(zip(rows, worlds, strict=True))
-        return rows
+                distinct = len(dict.fromkeys(col))
+            except TypeError:  # a list or object: by its text
+                col = list(map(_frozen, col))
+                distinct = len(dict.fromkeys(col))
+            if distinct > 1:
+                varying.append(col)
+        if "world" in self._fields:
+            varying.append(worlds)
+        if not varying:
+            return [None] * columns.n
+        return varying[0] if len(varying) == 1 else list(zip(*varying, strict=True))
 
     def loose(self, known: Facts) -> Class:
         """The class of an entry prepared on its own: its configuration and ``delay``."""
@@ -187,17 +139,6 @@ class Classes:
         plan.any_ignore_budget = plan.any_ignore_budget or known.ignore_budget
         plan.any_group = plan.any_group or known.group
         return got
-
-    def _shape(self, data: Mapping[str, JSONValue]) -> None:
-        """Read the fields of the first plain entry: the others most likely have the same
-        (and a list or object where it has one, such as ``triggers: []``)."""
-        self._shaped = True
-        fields = [f for f in self._fields if f not in NOT_PLAIN]
-        present = [f for f in fields if f in data]
-        self._boxes = tuple(f for f in present if isinstance(data[f], (list, dict)))
-        scalars = [f for f in present if f not in self._boxes]
-        self._getter = operator.itemgetter(*scalars) if len(scalars) >= 2 else None
-        self._missing = frozenset((*(f for f in fields if f not in present), *NOT_PLAIN))
 
     def _cid(self, known: Facts) -> int:
         plan = self._plan
@@ -239,16 +180,59 @@ class Classes:
         new = [f for f in sorted(read) if f not in self._fields]
         if new:
             self._fields = (*self._fields, *new)
-            self._world = "world" in self._fields
-            self._by_sig.clear()
-            self._by_rows.clear()
-            self._shaped = False
             self.changed = True
         return cls
 
 
-_CONTENT = operator.itemgetter("content")
-_DECORATED = repeat("@@")
+_NOT_PLAIN = object()
+"""The row of an entry that is not plain."""
+
+
+def _plain(columns: Columns) -> list[bool] | None:
+    """Is each entry plain (``stored.is_plain``)? ``None``: every entry is."""
+    contents = columns("content")
+    held = [name for name in NOT_PLAIN if columns.held(name)]
+    texts = set(map(type, contents)) == {str}
+    if texts and not held and not any(map(str.startswith, contents, repeat("@@"))):
+        return None
+    plain = [type(c) is str and not c.startswith("@@") for c in contents]
+    for name in held:
+        plain = [p and v is ABSENT for p, v in zip(plain, columns(name), strict=True)]
+    return plain
+
+
+def _alike(columns: Columns, names: list[str]) -> bool:
+    """Do all entries hold the same scalars in the fields ``names`` (``False``: maybe
+    not)? One ``itemgetter`` per entry for the fields the first entry holds, and a
+    presence test for the others, instead of one column per field: books mostly repeat
+    one set of scan settings."""
+    datas = columns.datas
+    if not datas:
+        return False
+    first = datas[0]
+    held = [name for name in names if name in first]
+    if len(held) < 2 or any(map(columns.held, (n for n in names if n not in first))):
+        return False
+    try:
+        rows = list(map(operator.itemgetter(*held), datas))
+    except KeyError:  # some entry lacks a field
+        return False
+    if any(isinstance(v, (list, dict)) for v in rows[0]):  # compared by their text
+        return False
+    return rows.count(rows[0]) == len(rows)  # a list or object never equals a scalar
+
+
+def _constant(col: Sequence[object]) -> bool:
+    """Does ``col`` hold one value throughout, as the class key compares them (scalars by
+    ``==``, lists and objects by their text)? Tested in C where that is exact: a scalar
+    first value that every value equals (no list or object equals a scalar), or every
+    value an empty list. ``False`` may also mean "not known"."""
+    if not col:
+        return True
+    first = col[0]
+    if not isinstance(first, (list, dict)):
+        return col.count(first) == len(col)
+    return type(first) is list and set(map(type, col)) == {list} and not any(col)
 
 
 def _frozen(value: JSONValue) -> object:

@@ -22,6 +22,7 @@ looked up between spaces in the line with every other character turned into a sp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from operator import itemgetter
 
@@ -47,6 +48,7 @@ class Needle:
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 """``\\w`` without ``u``: the characters that are not whole-word boundaries (R24)."""
 
+_NOT_WORD = re.compile("[^A-Za-z0-9_]")
 _SECOND = itemgetter(1)
 SUBSTRING, TESTED, WORDS = 0, 1, 2
 """How an automaton's needles are found: as substrings; whole words, each occurrence tested
@@ -66,11 +68,11 @@ def _words_only(text: str) -> str:
 def _automaton(texts: dict[str, int], *, kind: int) -> object:
     """An automaton reporting each text's id (and its length, for ``TESTED`` texts)."""
     auto = ahocorasick.Automaton()
-    for text, nid in texts.items():
-        if kind == WORDS:
-            auto.add_word(f" {text} ", nid)
-        else:
-            auto.add_word(text, (nid, len(text)) if kind == TESTED else nid)
+    ids: Iterable[object] = texts.values()
+    if kind == TESTED:
+        ids = zip(ids, map(len, texts), strict=True)
+    words: Iterable[str] = map(" {} ".format, texts) if kind == WORDS else texts
+    list(map(auto.add_word, words, ids))
     auto.make_automaton()
     return auto
 
@@ -130,7 +132,9 @@ class KeyIndex:
             ]
         table = self._texts[lowered][False]
         before = self.size
-        fresh = [t for t in dict.fromkeys(texts) if t and t not in table]  # first seen first
+        unique = dict.fromkeys(texts)  # first seen first
+        unique.pop("", None)
+        fresh = [t for t in unique if t not in table] if table else list(unique)
         table.update(zip(fresh, range(before, before + len(fresh)), strict=True))
         self.size += len(fresh)
         out: list[int] = list(map(table.get, texts))  # type: ignore[arg-type]
@@ -168,7 +172,9 @@ class KeyIndex:
         """No more needles for now: build the automata (a later ``add`` rebuilds them)."""
         automata = []
         for lowered, (substrings, whole) in zip((False, True), self._texts, strict=True):
-            words = {text: nid for text, nid in whole.items() if _WORD_CHARS.issuperset(text)}
+            words = whole  # the common case: every whole-word needle all word characters
+            if _NOT_WORD.search("".join(whole)):
+                words = {t: nid for t, nid in whole.items() if _WORD_CHARS.issuperset(t)}
             tested = {text: nid for text, nid in whole.items() if text not in words}
             for kind, texts in ((SUBSTRING, substrings), (TESTED, tested), (WORDS, words)):
                 if texts:

@@ -12,12 +12,13 @@ are not all in the memo (a regex key, a key that is not a string) falls back to
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from itertools import chain, islice
+from collections.abc import Mapping, Sequence
+from itertools import chain, islice, repeat
 
-from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.fast.classes import Class
+from worldinfo.engine.fast.columns import Columns
 from worldinfo.engine.fast.plan import Kind, Secondary
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.slots import kinds_from
@@ -31,12 +32,12 @@ else:
     from worldinfo._lazy import cast
 
 Slots = tuple[int, ...]
+_MISSING = -(2**29)
+"""Below every slot: a key the memo lacks (the memo holds only ``EMPTY`` and needle ids)."""
 
 
 def plain_rows(
-    found: Sequence[Class | None],
-    datas: Sequence[Mapping[str, JSONValue]],
-    prepare: Prepare,
+    found: Sequence[Class | None], columns: Columns, prepare: Prepare
 ) -> tuple[list[Slots], list[Secondary | None], list[Kind]]:
     """Primary slots, secondary keys and kind of each position whose class is known (the
     others get placeholders: ``()``, ``None``, ``Kind.NEVER``; ``build_plan`` prepares
@@ -53,12 +54,9 @@ def plain_rows(
     secondaries: list[Secondary | None] = [None] * n
     kinds: list[Kind] = [Kind.NEVER] * n
     for cls, positions in groups.values():
-        if len(positions) == n:
-            stands: Sequence[Mapping[str, JSONValue]] = datas
-        else:
-            stands = list(map(datas.__getitem__, positions))
-        prim = _primaries(stands, cls, prepare)
-        sec = _secondaries(stands, cls, prepare)
+        group = _Group(columns, positions)
+        prim = _primaries(group, cls, prepare)
+        sec = _secondaries(group, cls, prepare)
         kind = kinds_from(prim, sec, fixed=cls.fixed, gated=cls.waits)
         if len(positions) == n:
             primaries, secondaries, kinds = prim, sec, kind
@@ -70,41 +68,60 @@ def plain_rows(
     return primaries, secondaries, kinds
 
 
-def _primaries(
-    stands: Sequence[Mapping[str, JSONValue]], cls: Class, prepare: Prepare
-) -> list[Slots]:
+class _Group:
+    """The entries of one class: their stored fields, and their columns (as ``dict.get``
+    reads them, ``Columns.get``)."""
+
+    def __init__(self, columns: Columns, positions: list[int]) -> None:
+        every = len(positions) == columns.n
+        self._columns = columns
+        self._positions = None if every else positions
+        self.stands = columns.datas if every else list(map(columns.datas.__getitem__, positions))
+
+    def __call__(self, name: str) -> Sequence[JSONValue]:
+        return self._columns.at(self._positions, name)
+
+    def flat(self, name: str) -> Sequence[JSONValue] | None:
+        """``Columns.flat`` of the group's entries."""
+        if self._positions is None:
+            return self._columns.flat(name)
+        col = self(name)
+        return list(chain.from_iterable(col)) if set(map(type, col)) == {list} else None
+
+
+def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
     """The slots of each entry's ``key`` list, looked up all at once in the class's memo."""
-    listed = [d.get("key", UNDEFINED) for d in stands]
+    listed = group("key")
+    stands = group.stands
     memo = cls.memo
     out: list[Slots] | None = None
-    if memo is not None and set(map(type, listed)) == {list}:
+    flat = group.flat("key") if memo is not None else None
+    if memo is not None and flat is not None:
         lists = cast("list[list[JSONValue]]", listed)
-        flat = list(chain.from_iterable(lists))
         try:
-            slots: list[int | None] = list(map(memo.get, flat))
+            slots = list(map(memo.get, flat, repeat(_MISSING)))
         except TypeError:  # a key that is not hashable (a list, an object)
             slots = []
         if len(slots) == len(flat):
             lengths = list(map(len, lists))
             width = lengths[0] if lengths else 0
-            cut = cast("Iterator[int]", iter(slots))
+            cut = iter(slots)
             if width and lengths.count(width) == len(lengths):
                 out = list(zip(*[cut] * width, strict=False))  # the tuples, cut in C
             else:
                 out = [tuple(islice(cut, k)) for k in lengths]
-            if None in slots:  # a key the memo lacks (a regex key, ...): on its own
-                for i in [i for i, t in enumerate(out) if None in t]:
+            if slots and min(slots) == _MISSING:  # a key the memo lacks (regex, ...)
+                for i in [i for i, t in enumerate(out) if _MISSING in t]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)
     if out is None:
         out = [_slots(k, s, cls, prepare) for k, s in zip(listed, stands, strict=True)]
     return out
 
 
-def _secondaries(
-    stands: Sequence[Mapping[str, JSONValue]], cls: Class, prepare: Prepare
-) -> list[Secondary | None]:
+def _secondaries(group: _Group, cls: Class, prepare: Prepare) -> list[Secondary | None]:
     """Each entry's secondary keys that apply (``entry_rules``) and their slots."""
-    listed: list[list[JSONValue] | None] | None = _none_when_empty(stands)
+    stands = group.stands
+    listed: list[list[JSONValue] | None] | None = _none_when_empty(group)
     if listed is None:
         listed = list(map(entry_rules.secondary_keys, stands))
     out: list[Secondary | None] = [None] * len(listed)
@@ -126,22 +143,25 @@ def _slots(keys: JSONValue, stand: Mapping[str, JSONValue], cls: Class, prepare:
 _SECONDARY_FIELDS = frozenset(("selective", "keysecondary"))
 
 
-def _none_when_empty(
-    stands: Sequence[Mapping[str, JSONValue]],
-) -> list[list[JSONValue] | None] | None:
+def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
     """``secondary_keys`` of each entry when every ``keysecondary`` is an empty list and the
     rule, run on one entry per distinct ``selective`` value, reads only those two fields and
     gives ``None`` (then it gives ``None`` for each entry); else ``None``: ask each entry."""
-    lists = [d.get("keysecondary", UNDEFINED) for d in stands]
+    lists = group("keysecondary")
     if set(map(type, lists)) != {list} or any(lists):
         return None
-    values = [d.get("selective", UNDEFINED) for d in stands]
-    pairs = list(zip(map(type, values), values, strict=True))
-    try:
-        distinct = dict.fromkeys(pairs)
-    except TypeError:  # a list or object in ``selective``
-        return None
-    for i in map(pairs.index, distinct):
+    stands = group.stands
+    values = group("selective")
+    firsts: list[int]
+    if len(set(map(type, values))) == 1 and values.count(values[0]) == len(values):
+        firsts = [0]  # one (type, value) pair throughout
+    else:
+        pairs = list(zip(map(type, values), values, strict=True))
+        try:
+            firsts = list(map(pairs.index, dict.fromkeys(pairs)))
+        except TypeError:  # a list or object in ``selective``
+            return None
+    for i in firsts:
         read: set[str] = set()
         if entry_rules.secondary_keys(StoredView(stands[i], "", read)) is not None:
             return None

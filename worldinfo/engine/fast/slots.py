@@ -8,10 +8,13 @@ A key's slot is its needle id in the plan's ``KeyIndex``, or ``EMPTY``/``UNKNOWN
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import contains
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey, split_key
+from worldinfo._js.strings import lower_all, trim_all
 from worldinfo._record import field, record
 from worldinfo.engine import entry_rules
 from worldinfo.engine.entry_rules import Fields
@@ -22,6 +25,12 @@ from worldinfo.engine.timed_effects import entry_key
 from worldinfo.macros.names import may_have_macros
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy, key_refusal
 from worldinfo.types import RawEntry, Settings
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import cast
+else:
+    from worldinfo._lazy import cast
 
 
 @record
@@ -98,7 +107,7 @@ def plain_slot(text: str, *, case: bool, whole: bool, needles: KeyIndex) -> int:
 def plain_slots(texts: list[str], *, case: bool, whole: bool, needles: KeyIndex) -> list[int]:
     """``plain_slot`` of each text, the needles added in bulk."""
     if not case:
-        texts = list(map(_js.lower, texts))
+        texts = lower_all(texts)
     blob = "\x00".join(texts)
     good = None  # a text with a line break or ``\x01`` is never found line by line: UNKNOWN
     if "\n" in blob or "\x01" in blob:
@@ -125,19 +134,23 @@ def learn_slots(
     where that slot is memoised (``EMPTY`` or a needle id); regex candidates (a trimmed
     ``/`` start), keys with macros and undecidable keys are left to ``key_slot``."""
     try:
-        distinct = [k for k in dict.fromkeys(keys) if k not in memo]
+        unique = dict.fromkeys(keys)
+        distinct = [k for k in unique if k not in memo] if memo else list(unique)
     except TypeError:  # a list among the keys
         distinct = [
             k for k in dict.fromkeys(k for k in keys if isinstance(k, str)) if k not in memo
         ]
-    fresh = [k for k in distinct if isinstance(k, str)]
+    if set(map(type, distinct)) <= {str}:
+        fresh = cast("list[str]", distinct)
+    else:
+        fresh = [k for k in distinct if isinstance(k, str)]
     blob = "\x00".join(fresh)
     if "{{" in blob or "<" in blob:
         fresh = [k for k in fresh if not may_have_macros(k)]
     if "" in memo or "" in fresh:
         memo[""] = EMPTY
         fresh = [k for k in fresh if k]
-    texts = list(map(_js.trim, fresh))
+    texts = trim_all(fresh)
     if "/" in blob:
         kept = [(k, t) for k, t in zip(fresh, texts, strict=True) if not t.startswith("/")]
         fresh, texts = [k for k, _ in kept], [t for _, t in kept]
@@ -196,6 +209,13 @@ def kinds_from(
     if fixed is not None:
         return [fixed] * len(primaries)
     always, plain, waiting = Kind.ALWAYS, Kind.PLAIN, Kind.GATED
+    if (
+        not gated
+        and secondaries.count(None) == len(secondaries)
+        and () not in primaries
+        and not any(map(contains, primaries, repeat(UNKNOWN)))
+    ):  # the common case, tested in C: every entry keyed, no key undecided
+        return [plain] * len(primaries)
     # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
     # ``match_key`` would).
     return [

@@ -1,0 +1,85 @@
+"""The stored fields of a plan's entries a column at a time, each field read once.
+
+Building a plan reads about two dozen fields of every entry (the class fields, ``content``,
+``key``, ``keysecondary``, ``selective``, ``uid``); read entry by entry, each read is a
+Python step. ``Columns`` reads a field of all entries in one loop the first time it is
+asked for, and keeps the column for the other steps of the build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
+from operator import contains, methodcaller
+
+from worldinfo._js import UNDEFINED, JSONValue
+
+ABSENT: JSONValue = object()
+"""The value of a column at an entry that does not hold the field (not ``UNDEFINED``,
+so that a stored ``UNDEFINED`` is never confused with a missing field)."""
+
+
+class Columns:
+    """Each field of ``datas`` as a column (``ABSENT`` where an entry lacks it).
+
+    Args:
+        datas: the stored fields of each position (``Entry.data``).
+    """
+
+    __slots__ = ("_cols", "_flat", "_gaps", "_gets", "datas", "n")
+
+    def __init__(self, datas: Sequence[Mapping[str, JSONValue]]) -> None:
+        self.datas = datas
+        self.n = len(datas)
+        self._cols: dict[str, Sequence[JSONValue]] = {}
+        self._gets: dict[str, Sequence[JSONValue]] = {}
+        self._flat: dict[str, Sequence[JSONValue] | None] = {}
+        self._gaps: set[str] = set()
+        """The fields some entry lacks (their columns hold ``ABSENT``)."""
+
+    def __call__(self, name: str) -> Sequence[JSONValue]:
+        """The column of field ``name``, by position (read it, never change it)."""
+        got = self._cols.get(name)
+        if got is None:
+            try:
+                got = [d[name] for d in self.datas]  # a subscript the interpreter specialises
+            except KeyError:  # some entry lacks it
+                if any(map(contains, self.datas, repeat(name))):
+                    got = list(map(methodcaller("get", name, ABSENT), self.datas))
+                else:
+                    got = [ABSENT] * self.n
+                self._gaps.add(name)
+            self._cols[name] = got
+        return got
+
+    def get(self, name: str) -> Sequence[JSONValue]:
+        """The column of field ``name`` as ``get(name, UNDEFINED)`` reads it."""
+        got = self._gets.get(name)
+        if got is None:
+            got = self(name)
+            if name in self._gaps:
+                got = [UNDEFINED if v is ABSENT else v for v in got]
+            self._gets[name] = got
+        return got
+
+    def flat(self, name: str) -> Sequence[JSONValue] | None:
+        """The items of every entry's list in field ``name``, in order; ``None`` when some
+        entry holds no list there."""
+        if name in self._flat:
+            return self._flat[name]
+        col = self(name)
+        got = list(chain.from_iterable(col)) if set(map(type, col)) == {list} else None
+        self._flat[name] = got
+        return got
+
+    def held(self, name: str) -> bool:
+        """Does any entry hold field ``name``?"""
+        got = self._cols.get(name)
+        if got is not None:
+            return name not in self._gaps or got.count(ABSENT) < self.n
+        return any(map(contains, self.datas, repeat(name)))
+
+    def at(self, positions: Sequence[int] | None, name: str) -> Sequence[JSONValue]:
+        """``get(name)`` at ``positions`` only (``None``: every position)."""
+        col = self.get(name)
+        return col if positions is None else list(map(col.__getitem__, positions))
