@@ -13,6 +13,9 @@ per-line key cache before every run, so all text is matched afresh.
     python bench/scan.py --large golden/st-perf/large.json --json
     python bench/scan.py --memory 50000        # peak RSS of one 50k-entry scan
     python bench/scan.py --table --base ../base # cold/first/unseen/steady/next turn, both
+
+"Cold" (``scan_turns.COLD``): a fresh process, from the book's own bytes to the first result;
+the imports a scan needs are timed apart and the conformance harness is not timed.
 """
 
 from __future__ import annotations
