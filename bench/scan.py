@@ -15,6 +15,9 @@ per-line key cache before every run, so all text is matched afresh.
     python bench/scan.py --table --base ../base # cold/first/unseen/steady/next turn, both
     python bench/scan.py --table --markdown     # the same as the README's summary table
     python bench/scan.py --scaling --markdown   # the README's scaling table (~10 min; scan_scaling.py)
+
+"Cold" (``scan_turns.COLD``): a fresh process, from the book's own bytes to the first result;
+the imports a scan needs are timed apart and the conformance harness is not timed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The turn table of ``bench/scan.py`` (issue 13, point 7): cold / first / unseen / steady /
 next-turn on ``golden/st-perf/large.json``, this checkout beside another one.
 
-- cold: a fresh process, from the book's bytes to the first ``ScanResult`` (interpreter
-  start and imports excluded), split into loading (``parse_json`` + ``Book.from_json``)
-  and the first scan; stdlib ``json.loads`` of the same bytes beside it, run first in half
-  of the processes and last in the others (see ``COLD``);
+- cold: a fresh process, from the bytes of the book alone (4.4 MB) to the first
+  ``ScanResult``, split into loading (``parse_json`` + ``Book.from_json``) and the first
+  scan. Interpreter start and the imports of the modules a scan needs are excluded, and
+  timed beside it (also given as cold with them); the conformance harness that builds the
+  session from the case is not timed at all. Stdlib ``json.loads`` of the same bytes
+  beside it, run first in half of the processes and last in the others (see ``COLD``);
 - first: the first ``Session.generate`` once the ``Book`` is loaded (plan build, unseen text);
 - unseen / steady: a prepared book, with the per-line key cache dropped / kept;
 - next turn: a variant of the case where every 25th entry is sticky and every 40th has a
@@ -25,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,41 +39,56 @@ from worldinfo.conformance.st import first_difference, message, observed, sessio
 from worldinfo.engine.fast.cache import ScanCache
 
 Case = Mapping[str, Any]
-# A fresh process: bytes -> first ScanResult (``load`` + ``first`` = ``total``), and stdlib
-# ``json.loads`` of the same bytes either before it ("json first": its value dropped at once,
-# so the worldinfo steps then reuse the memory it grew) or after it ("json last": everything
-# dropped first). A big parse that runs first in a process pays for growing the heap.
+# A fresh process (started in the checkout, which ``-c`` puts first on the path): bytes of
+# the book -> first ScanResult. Timed apart, in this order: ``imports``
+# (the modules a program that loads a book and scans needs: ``_js``, ``types``, ``session``,
+# which pulls in the engine), then ``load`` (``parse_json`` + ``Book.from_json`` of the
+# book's own 4.4 MB, a file of its own) and ``first`` (the first ``Session.generate``;
+# modules it imports lazily count here); ``total`` = ``load`` + ``first``, imports
+# excluded, ``total_with_imports`` with them. Not timed: the conformance harness
+# (``conformance.st``: it imports ``dataclasses``, ``zoneinfo`` and more that no scan needs)
+# and the session it builds from the case without its books (a small file, so the harness
+# grows no heap for the book). Stdlib ``json.loads`` of the same book bytes runs either
+# before the clock ("json first": its value dropped at once, so the worldinfo steps then
+# reuse the memory it grew) or after the scan ("json last": everything dropped first). A
+# big parse that runs first in a process pays for growing the heap.
 COLD = """
 import json, sys, time
-from pathlib import Path
+c0 = time.process_time()
 from worldinfo._js import parse_json
-from worldinfo.conformance.st import message, session_for
 from worldinfo.types import Book
-data = Path(sys.argv[1]).read_bytes()
-name = sys.argv[2]
-json_first = sys.argv[3] == "json first"
+import worldinfo.session
+imports = time.process_time() - c0
+from worldinfo.conformance.st import message, session_for
+book_path, rest_path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+json_first = sys.argv[4] == "json first"
+with open(rest_path, "rb") as f:
+    case = json.loads(f.read())
+session = session_for(case)
+step = case["steps"][0]
+append = [message(m) for m in step.get("append") or ()]
+with open(book_path, "rb") as f:
+    data = f.read()
 def stdlib():
     c = time.process_time()
     json.loads(data)
     return time.process_time() - c
 before = stdlib() if json_first else None
 t0, c0 = time.perf_counter(), time.process_time()
-case = parse_json(data)
+world = parse_json(data)
 try:  # parse_json's objects are in JavaScript order already: no copy (importers.load's path)
-    book = Book.from_json(name, case["books"][name], js_ordered=True)
+    book = Book.from_json(name, world, js_ordered=True)
 except TypeError:  # a checkout from before js_ordered
-    book = Book.from_json(name, case["books"][name])
+    book = Book.from_json(name, world)
 t1, c1 = time.perf_counter(), time.process_time()
-case["books"] = {}
-session = session_for(case)
 session.books = {name: book}
-step = case["steps"][0]
-result = session.generate(step.get("type", "normal"), append=[message(m) for m in step.get("append") or ()])
+result = session.generate(step.get("type", "normal"), append=append)
 t2, c2 = time.perf_counter(), time.process_time()
 activated = len(result.activated)
-del case, book, session, step, result
+del world, book, session, result
 after = before if json_first else stdlib()
 print(json.dumps({"load": c1 - c0, "first": c2 - c1, "total": c2 - c0, "wall": t2 - t0,
+                  "imports": imports, "total_with_imports": c2 - c0 + imports,
                   "json_loads": after, "activated": activated}))
 """
 ORDERS = ("json last", "json first")
@@ -93,31 +111,38 @@ def _median(pairs: list[tuple[float, float]]) -> dict[str, float]:
 
 def cold(path: Path, *, runs: int) -> dict[str, float]:
     """Medians over ``runs`` fresh processes in each order of ``ORDERS``, alternating (ms of
-    CPU time; ``total_wall_ms`` wall). ``total`` / ``load`` / ``first`` come from the "json
-    last" runs (nothing ran before them in the process: the real cold path); ``json_loads``
-    from the "json first" runs likewise (the first big parse of its process), and
-    ``json_loads_after`` / ``load_after_json`` are the same steps when they ran second.
+    CPU time; ``total_wall_ms`` wall). ``total`` / ``load`` / ``first`` / ``imports`` come
+    from the "json last" runs (nothing ran before them in the process: the real cold path);
+    ``json_loads`` from the "json first" runs likewise (the first big parse of its process),
+    and ``json_loads_after`` / ``load_after_json`` are the same steps when they ran second.
     ``load_ratio_*`` are loading over ``json.loads`` in each order and their geometric mean.
+    The book is written to a file of its own (key order as in the case file, as
+    ``bench/load.py`` does), the rest of the case to another (see ``COLD``).
     """
-    name = next(iter(parse_json(path.read_bytes())["books"]))
+    case = json.loads(path.read_bytes())
+    name = next(iter(case["books"]))
     got: dict[str, list[dict[str, float]]] = {o: [] for o in ORDERS}
-    checkout = Path(worldinfo.__file__).resolve().parent.parent  # ``-c`` puts the cwd first
-    for i in range(2 * runs):
-        order = ORDERS[i % 2]
-        done = subprocess.run(
-            [sys.executable, "-c", COLD, str(path.resolve()), name, order],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=checkout,
-        )
-        got[order].append(json.loads(done.stdout))
+    checkout = Path(worldinfo.__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        book_file, rest_file = Path(tmp, "book.json"), Path(tmp, "rest.json")
+        book_file.write_text(json.dumps(case["books"][name], ensure_ascii=False), "utf-8")
+        rest_file.write_text(json.dumps({**case, "books": {}}, ensure_ascii=False), "utf-8")
+        for i in range(2 * runs):
+            order = ORDERS[i % 2]
+            done = subprocess.run(
+                [sys.executable, "-c", COLD, str(book_file), str(rest_file), name, order],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=checkout,  # ``-c`` puts the cwd first on the path
+            )
+            got[order].append(json.loads(done.stdout))
 
     def med(order: str, key: str) -> float:
         return round(statistics.median(g[key] for g in got[order]) * 1000, 1)
 
-    out = {k: med("json last", k) for k in ("total", "load", "first")}
-    out = {f"{k}_ms": v for k, v in out.items()}
+    keys = ("total", "load", "first", "imports", "total_with_imports")
+    out = {f"{k}_ms": med("json last", k) for k in keys}
     out["total_wall_ms"] = med("json last", "wall")
     out["json_loads_ms"] = med("json first", "json_loads")
     out["json_loads_after_ms"] = med("json last", "json_loads")
@@ -250,6 +275,8 @@ ROWS = (
     ("  (stdlib json.loads, after the cold path)", ("cold", "json_loads_after_ms")),
     ("  loading / json.loads, geometric mean of both orders", ("cold", "load_ratio")),
     ("  cold, wall", ("cold", "total_wall_ms")),
+    ("  imports of _js, types, session (not in cold)", ("cold", "imports_ms")),
+    ("  cold with those imports (CPU)", ("cold", "total_with_imports_ms")),
     ("first scan, book loaded", ("first", "cpu_ms")),
     ("unseen", ("unseen", "cpu_ms")),
     ("steady", ("steady", "cpu_ms")),

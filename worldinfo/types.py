@@ -7,6 +7,8 @@ exactly what faithfulness depends on. Accessors give typed views for callers.
 
 from __future__ import annotations
 
+import collections
+import itertools
 from collections.abc import Mapping
 
 from worldinfo._js import UNDEFINED, JSONValue, in_js_order, reorder, to_string
@@ -151,17 +153,18 @@ class Entry:
         return c if isinstance(c, str) else ""
 
 
-def _entries(datas: list[Mapping[str, JSONValue]], origin: Origin | None) -> tuple[Entry, ...]:
-    """``tuple(Entry(data=d, origin=origin) for d in datas)`` at half the cost: the frozen
-    dataclass ``__init__`` looks its setter up per field and call (a 5,000-entry book)."""
-    new, assign = object.__new__, object.__setattr__
-    out = []
-    for data in datas:
-        entry = new(Entry)
-        assign(entry, "data", data)
-        assign(entry, "origin", origin)
-        out.append(entry)
-    return tuple(out)
+def _entries(datas: list[JSONValue], origin: Origin | None) -> tuple[Entry, ...]:
+    """``tuple(Entry(data=d, origin=origin) for d in datas)`` with no bytecode per entry: C loops
+    (``map`` over the slots' descriptors) write the slots, as a frozen ``__init__`` does."""
+    n = len(datas)
+    entries = tuple(map(object.__new__, itertools.repeat(Entry, n)))
+    write_data, write_origin = _ENTRY_DATA.__set__, _ENTRY_ORIGIN.__set__
+    collections.deque(map(write_data, entries, datas), maxlen=0)
+    collections.deque(map(write_origin, entries, itertools.repeat(origin, n)), maxlen=0)
+    return entries
+
+
+_ENTRY_DATA, _ENTRY_ORIGIN = Entry.__dict__["data"], Entry.__dict__["origin"]
 
 
 @record
@@ -220,10 +223,9 @@ class Book:
             values = list(raw)
         else:
             values = []
-        entries = _entries(
-            [v for v in values if type(v) is dict or isinstance(v, Mapping)],  # ABC costs more
-            origin,
-        )
+        if set(map(type, values)) != {dict}:  # one C pass when every value is an object
+            values = [v for v in values if type(v) is dict or isinstance(v, Mapping)]
+        entries = _entries(values, origin)  # every value an object (above)
         return cls(name=name, entries=entries, extra=extra)
 
 
