@@ -3,6 +3,8 @@ groups, then the budget phase (``budget``). With tracing on, every decision is n
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine import entry_rules
@@ -103,6 +105,18 @@ def _nominate_all(scan: WorkingState, nominated: list[RawEntry], why: dict[int, 
 def _nominate_lazy(scan: WorkingState, fast: FastScan) -> tuple[list[RawEntry], More]:
     """``_nominate_fast``'s candidates, sticky ones first, nominated as the budget phase
     reads them (``fast.candidates``)."""
+    full, keyed = _choosers(scan, fast)
+    return lazy_candidates(
+        fast, scan.entries, full=full, keyed=keyed, activated=scan.activated, failed=scan.failed
+    )
+
+
+def _choosers(
+    scan: WorkingState, fast: FastScan
+) -> tuple[Callable[[int], RawEntry | None], Callable[[int], RawEntry | None]]:
+    """The two ways a fast pass nominates the entry at a position: ``full`` runs ``_select``
+    (an entry that is not ``PLAIN`` in this scan; each object once), ``keyed`` tests the keys
+    of a ``PLAIN`` entry with secondary or regex keys, not active nor failed."""
     entries = scan.entries
     seen: set[int] = set()
 
@@ -116,9 +130,7 @@ def _nominate_lazy(scan: WorkingState, fast: FastScan) -> tuple[list[RawEntry], 
     def keyed(pos: int) -> RawEntry | None:
         return entries[pos] if fast.nominates(pos) else None
 
-    return lazy_candidates(
-        fast, entries, full=full, keyed=keyed, activated=scan.activated, failed=scan.failed
-    )
+    return full, keyed
 
 
 def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]) -> None:
@@ -131,20 +143,7 @@ def _nominate_fast(scan: WorkingState, fast: FastScan, nominated: list[RawEntry]
     dynamic = fast.dynamic
     visit = fast.visit()
     codes = fast.codes(visit)
-    seen: set[int] = set()
-
-    def full(pos: int) -> RawEntry | None:
-        """``_select`` for an entry that is not ``PLAIN`` in this scan (each object once)."""
-        chosen, _ = _select(scan, entries[pos])
-        if chosen is None or id(chosen) in seen:
-            return None
-        seen.add(id(chosen))
-        return chosen
-
-    def keyed(pos: int) -> RawEntry | None:
-        """A ``PLAIN`` entry with secondary or regex keys, not active nor failed: its keys."""
-        return entries[pos] if fast.nominates(pos) else None
-
+    full, keyed = _choosers(scan, fast)
     # In visiting order, so that checks with side effects (regex timeouts) keep their order.
     got = (
         [
