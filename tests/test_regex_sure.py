@@ -60,7 +60,8 @@ def _patterns() -> st.SearchStrategy[str]:
         alt = st.lists(inner, max_size=4).map("".join)
         pattern = st.lists(alt, min_size=1, max_size=3).map("|".join)
         grouped = st.tuples(pattern, st.one_of(st.just(""), _quant())).map(
-            lambda t: f"(?:{t[0]}){t[1]}"
+            # no count over a group that holds one ("{" comes only from counts here)
+            lambda t: f"(?:{t[0]}){'' if '{' in t[0] and t[1][:1] == '{' else t[1]}"
         )
         other = st.tuples(st.sampled_from(_OPENS), pattern).map(lambda t: f"{t[0]}{t[1]})")
         return st.one_of(grouped, other, pattern)
@@ -75,6 +76,15 @@ def test_regex_compiles_every_pattern_of_the_grammar(pattern: str) -> None:
         return
     assert compiles_surely(pattern), pattern
     regex.compile(pattern, regex.V0)  # raises if the grammar admitted too much
+
+
+def test_a_count_over_a_counted_group_is_compiled_at_once() -> None:
+    # regex V0 segfaults compiling the first: such keys compile when the plan is built, as
+    # before deferring, never on a later first test
+    assert not compiles_surely("(?:(?:a|){687}?){587,870}?")
+    assert not compiles_surely("(?:(?=(?:a){2})b){3}")
+    assert compiles_surely("(?:(?:a){3})*")
+    assert compiles_surely("(?:(?:a)*){5}(?:b){6}")
 
 
 def _table_keys() -> list[str]:

@@ -6,14 +6,16 @@ translation lies in the small grammar below is compiled on its first test instea
 whose text holds none of its needles never compiles it): ``regex`` V0 accepts every pattern
 of that grammar (``tests/test_regex_sure.py`` compiles generated ones), so deferring
 changes no key from regex to plain. Anything else (backreferences, properties, a long or
-deeply nested pattern, a large count) is compiled at once, as before.
+deeply nested pattern, a large count, a count over a group holding a count) is compiled at
+once, as before.
 
 The grammar is the part of the translator's output common keys use::
 
     pattern := alt ("|" alt)*            alt := item*
     item    := "(?:" pattern ")" quant? | OPEN pattern ")" | class | literal | assertion
     OPEN    := "(?=" | "(?!" | "(?<=" | "(?<!" | "(?a:" | "(?P<g" digits ">"
-    quant   := ("*" | "+" | "?" | "{" n "}" | "{" n ",}" | "{" n "," m "}") "?"?   (n <= m)
+    quant   := ("*" | "+" | "?" | "{" n "}" | "{" n ",}" | "{" n "," m "}") "?"?   (n <= m;
+               a "{...}" only over a group that holds none)
     class   := "[" "^"? (char | char "-" char)+ "]" | "[\\s\\S]"   (ranges in order)
     literal := char                      char := [0-9A-Za-z] | "\\u" hex{4} | "\\U" hex{8}
     assertion := "\\A" | "\\Z" | "\\b" | "\\B"
@@ -66,17 +68,20 @@ def _class_end(text: str, pos: int) -> int | None:
     return pos + 1 if items else None
 
 
-def _quant_end(text: str, pos: int) -> int:
+def _quant_end(text: str, pos: int, *, counted_inside: bool) -> tuple[int, bool]:
     """The position after a quantifier at ``pos`` (``pos`` itself when there is none), or
-    -1 for a count outside the grammar."""
+    -1 for a count outside the grammar; and whether it is a count (``{...}``). A count over
+    a group that holds a count is outside the grammar: ``regex`` V0 can crash compiling
+    nested counts (``(?:(?:a|){687}?){587,870}?`` segfaults it)."""
     m = _QUANT.match(text, pos)
     if m is None:
-        return pos
+        return pos, False
     if m.group(1) is not None:
         lo, hi = int(m.group(1)), m.group(3)
-        if lo > MAX_COUNT or (hi and not lo <= int(hi) <= MAX_COUNT):
-            return -1
-    return m.end()
+        if counted_inside or lo > MAX_COUNT or (hi and not lo <= int(hi) <= MAX_COUNT):
+            return -1, True
+        return m.end(), True
+    return m.end(), False
 
 
 def compiles_surely(text: str) -> bool:
@@ -84,6 +89,7 @@ def compiles_surely(text: str) -> bool:
     if len(text) > MAX_LENGTH:
         return False
     opened: list[bool] = []  # per open group: is it "(?:" (the only one a quantifier follows)
+    counted: list[bool] = [False]  # per open group, and the whole: does it hold a count
     pos, end = 0, len(text)
     while pos < end:
         c = text[pos]
@@ -92,15 +98,19 @@ def compiles_surely(text: str) -> bool:
             if m is None or len(opened) >= MAX_DEPTH:
                 return False
             opened.append(m.group(0) == "(?:")
+            counted.append(False)
             pos = m.end()
         elif c == ")":
             if not opened:
                 return False
             pos += 1
+            inside = counted.pop()
             if opened.pop():
-                pos = _quant_end(text, pos)
+                pos, count = _quant_end(text, pos, counted_inside=inside)
                 if pos < 0:
                     return False
+                inside = inside or count
+            counted[-1] = counted[-1] or inside
         elif c == "|":
             pos += 1
         elif c == "[":
