@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -42,6 +40,7 @@ import itertools
 
 import scan_scaling
 import scan_turns  # bench/ is the script's directory
+from regex_keys import machine  # CPUs, model, Python, load average
 
 import worldinfo
 from worldinfo._js import canonical, parse_json
@@ -152,28 +151,25 @@ def peak_memory(entries: int) -> float:
     return int(done.stdout.strip()) / 1024
 
 
-def machine() -> str:
-    """CPU count and model, Python version, load average."""
-    info = Path("/proc/cpuinfo")
-    lines = info.read_text().splitlines() if info.exists() else []
-    cpu = next((x.split(":", 1)[1].strip() for x in lines if "model name" in x), "")
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}, load {load}"
-
-
 def turn_table(args: argparse.Namespace) -> int:
-    """Print the cold / first / unseen / steady / next-turn table (and ``--base`` beside)."""
-    print(f"machine: {machine()}")
+    """Print the cold / first / unseen / steady / next-turn table (and ``--base`` beside);
+    with ``--markdown`` as the README's summary table."""
+    code = f"; code: {scan_scaling.code_label()}" if args.markdown else ""
+    print(f"machine: {machine()}{code}")
     new = scan_turns.table(args.large, repeats=args.repeats, runs=args.cold_runs)
     old = None
     if args.base is not None:
         old = scan_turns.on_base(args.base, args.large, repeats=args.repeats, runs=args.cold_runs)
-    print(f"now: {new['code']}" + (f"; base: {old['code']}" if old else ""))
-    if args.json:
+    if args.markdown:
+        print("\n".join(scan_scaling.summary_markdown(new, old)))
+    elif args.json:
+        print(f"now: {new['code']}" + (f"; base: {old['code']}" if old else ""))
         print(json.dumps({"now": new, "base": old}))
     else:
+        print(f"now: {new['code']}" + (f"; base: {old['code']}" if old else ""))
         print("\n".join(scan_turns.render(new, old)))
         print(f"timed-effect records after turn 2: {new['records']}")
+    if not args.json:
         print("results match" if new["ok"] else "MISMATCH: a result differs")
     print(f"machine after: {machine()}")
     return 0 if new["ok"] else 1
@@ -198,8 +194,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.scaling:
         return scan_scaling.main_scaling(args)
-    if args.table and args.markdown:
-        return scan_scaling.summary(args)
     if args.memory:
         print(f"peak RSS, {args.memory} entries: {peak_memory(args.memory):.0f} MiB")
         return 0

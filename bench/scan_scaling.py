@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 import regex_keys  # bench/ is the script's directory
-import scan_turns
 
 import worldinfo
 from worldinfo._js import canonical
@@ -263,19 +262,6 @@ def summary_markdown(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> l
         shown_b = "" if b is None else f"{b:g}x" if key == "load_ratio" else f"{b:g}"
         lines.append(f"| {label} | {shown_a} | {shown_b} | {ratio} | {aim} | {st} |")
     return lines
-
-
-def summary(args: argparse.Namespace) -> int:
-    """``--table --markdown``: the turn table on this code (and ``--base``) as the README's."""
-    print(f"machine: {machine()}; code: {code_label()}")
-    new = scan_turns.table(args.large, repeats=args.repeats, runs=args.cold_runs)
-    old = None
-    if args.base is not None:
-        old = scan_turns.on_base(args.base, args.large, repeats=args.repeats, runs=args.cold_runs)
-    print("\n".join(summary_markdown(new, old)))
-    print("results match" if new["ok"] else "MISMATCH: a result differs")
-    print(f"machine after: {machine()}")
-    return 0 if new["ok"] else 1
 
 
 def main_scaling(args: argparse.Namespace) -> int:
