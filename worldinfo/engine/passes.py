@@ -3,14 +3,12 @@ groups, then the budget phase (``budget``). With tracing on, every decision is n
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
-from worldinfo.engine.fast.candidates import More, lazy_candidates, lazy_ok
+from worldinfo.engine.fast.candidates import More, Nominate, lazy_candidates, lazy_ok
 from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
@@ -111,9 +109,7 @@ def _nominate_lazy(scan: WorkingState, fast: FastScan) -> tuple[list[RawEntry], 
     )
 
 
-def _choosers(
-    scan: WorkingState, fast: FastScan
-) -> tuple[Callable[[int], RawEntry | None], Callable[[int], RawEntry | None]]:
+def _choosers(scan: WorkingState, fast: FastScan) -> tuple[Nominate, Nominate]:
     """The two ways a fast pass nominates the entry at a position: ``full`` runs ``_select``
     (an entry that is not ``PLAIN`` in this scan; each object once), ``keyed`` tests the keys
     of a ``PLAIN`` entry with secondary or regex keys, not active nor failed."""
