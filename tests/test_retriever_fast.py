@@ -210,6 +210,29 @@ def test_add_many_in_chunks_builds_the_index_add_builds() -> None:
     assert _index_state(one) == _index_state(many)
 
 
+def test_kept_counts_left_to_sync_match_a_count_from_scratch() -> None:
+    """Records added while there are stop-words are counted by the next sync (not by
+    add_many); interleaved with removals and syncs, every live record's kept counts equal
+    its tokens minus the stop-words computed afresh."""
+    settings_ = RetrieverSettings(stopword_share=Fraction(1, 20))
+    _, rows = _records(400, seed=11)
+    ix = RetrieverIndex(settings=settings_)
+    for k in range(0, len(rows), 25):
+        ix.add_many([_record(ix, *row) for row in rows[k : k + 25]])
+        if k % 75 == 0:
+            ix.remove(rows[k][0])
+        if k % 50 == 0:
+            ix.sync()
+            stop = ix.stopwords()
+            assert stop  # the case under test: stop-words exist before the next add
+            for rec in ix:
+                want = tuple(
+                    len([t for t in h if t not in stop])
+                    for h in (rec.user_tokens, rec.reply_tokens)
+                )
+                assert ix.kept_counts(rec.id) == want, rec.id
+
+
 @given(
     count=st.integers(-5, 10_000),
     total=st.integers(0, 10**7),

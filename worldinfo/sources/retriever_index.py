@@ -75,6 +75,7 @@ class RetrieverIndex:
         self._dirty: set[int] = set()
         self._full_check = False
         self._dead_postings = 0
+        self._unkept: list[int] = []
 
     # --- words -------------------------------------------------------------------------
 
@@ -115,6 +116,9 @@ class RetrieverIndex:
         """Add records, in growing id order, whose token ids are in the word table (F3).
 
         The same as adding them one by one (the checks and the cache growth run once).
+        While there are stop-words, the records' kept-token counts are left to the next
+        ``sync``, which counts them once against its own stop-word set: a bulk ingest no
+        longer counts every token against a set that changes before any query reads it.
 
         Raises:
             ValueError: a record is already present or an id does not grow (nothing added).
@@ -131,19 +135,23 @@ class RetrieverIndex:
             last = rid
         if not records:
             return
-        stop = self._stop
-        stop_of = stop.__contains__
         total = self.total
+        rids = [rec.id for rec in records]
         for half in (0, 1):
             postings, kept = self.post[half], self.kept[half]
             if len(kept) <= records[-1].id:
                 kept.extend(array("i", [0]) * (records[-1].id + 1 - len(kept)))
-            for rec in records:
-                rid, tokens = rec.id, rec.reply_tokens if half else rec.user_tokens
-                for wid in tokens:  # the one per-token Python loop: an append
+            tokens = [rec.reply_tokens if half else rec.user_tokens for rec in records]
+            lengths = list(map(len, tokens))
+            for rid, toks in zip(rids, tokens, strict=True):
+                for wid in toks:  # the one per-token Python loop: an append
                     postings[wid].append(rid)
-                kept[rid] = len(tokens) - sum(map(stop_of, tokens)) if stop else len(tokens)
-                total += len(tokens)
+            if not self._stop:  # no stop-word: every token is kept
+                for rid, n in zip(rids, lengths, strict=True):
+                    kept[rid] = n
+            total += sum(lengths)
+        if self._stop:  # counted against the stop-words of the next sync, once
+            self._unkept.extend(rids)
         # counting in C (one hash per token), then one update per distinct word
         added = Counter(itertools.chain.from_iterable(_halves(records)))
         counts = self.counts
@@ -151,7 +159,7 @@ class RetrieverIndex:
             counts[wid] += n
         if len(added) > len(counts) // 4:  # most words moved: the next sync checks every one
             self._full_check = True
-        else:
+        elif not self._full_check:  # (else the next sync checks every word anyway)
             self._dirty.update(added)
         self.total = total
         for rec in records:
@@ -226,7 +234,14 @@ class RetrieverIndex:
         return set(itertools.compress(itertools.count(), map(limit.__lt__, self.counts)))
 
     def sync(self) -> None:
-        """Bring the kept-token cache to the current stop-word set."""
+        """Bring the kept-token cache to the current stop-word set (and count the records
+        ``add_many`` left uncounted, once, against it)."""
+        self._sync_stop()
+        if self._unkept:
+            self._count(self._unkept)
+            self._unkept = []
+
+    def _sync_stop(self) -> None:
         if self.total == self._stop_total and not self._dirty:
             return
         if self._full_check or self.total < self._stop_total:
@@ -247,7 +262,7 @@ class RetrieverIndex:
             else:
                 self._stop.add(w)
         if walk > self.total // 4:
-            self._recompute_kept()
+            self._unkept = self.live_ids[:]  # counted afresh by sync, every one
             return
         for w in changed:
             delta = -1 if w in self._stop else 1
@@ -256,11 +271,16 @@ class RetrieverIndex:
                 for rid in self.post[half][w]:
                     kept[rid] += delta
 
-    def _recompute_kept(self) -> None:
-        contains = self._stop.__contains__
-        for rec in self.records.values():
-            self.kept[0][rec.id] = len(rec.user_tokens) - sum(map(contains, rec.user_tokens))
-            self.kept[1][rec.id] = len(rec.reply_tokens) - sum(map(contains, rec.reply_tokens))
+    def _count(self, rids: Iterable[int]) -> None:
+        """Set the kept-token counts of the live records among ``rids`` from their tokens."""
+        contains, records = self._stop.__contains__, self.records
+        ku, kr = self.kept
+        for rid in rids:
+            rec = records.get(rid)
+            if rec is not None:
+                ut, rt = rec.user_tokens, rec.reply_tokens
+                ku[rid] = len(ut) - sum(map(contains, ut))
+                kr[rid] = len(rt) - sum(map(contains, rt))
 
     def kept_counts(self, rid: int) -> tuple[int, int]:
         """Non-stop-word token counts of a record's halves (call ``sync`` first)."""

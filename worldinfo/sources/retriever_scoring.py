@@ -40,6 +40,9 @@ class Scored:
     kept: tuple[int, int]
 
 
+_has = set.__contains__
+
+
 def _half(matches: int, kept: int, settings: RetrieverSettings) -> int:
     return max(settings.length_divisor * matches - kept, settings.half_floor_units)
 
@@ -100,10 +103,10 @@ def score_indexed(
     if not keywords or not index.records:
         return []
     index.sync()
-    halves = [(set(index.post[0][kw.word_id]), set(index.post[1][kw.word_id])) for kw in keywords]
-    mu = Counter(itertools.chain.from_iterable(su for su, _ in halves))
-    mr = Counter(itertools.chain.from_iterable(sr for _, sr in halves))
-    mt = Counter(itertools.chain.from_iterable(itertools.chain.from_iterable(halves)))
+    users = [set(index.post[0][kw.word_id]) for kw in keywords]
+    replies = [set(index.post[1][kw.word_id]) for kw in keywords]
+    # one count over every posting; a record's per-half counts only when it is reached
+    mt = Counter(itertools.chain(*users, *replies))
     cut = index.cutoff(settings.exclusion)
     div, fl, floor = settings.length_divisor, settings.half_floor_units, settings.score_floor_units
     slack = 2 * max(fl, 0)
@@ -119,7 +122,8 @@ def score_indexed(
             break
         if rid not in records:
             continue
-        m_u, m_r = mu.get(rid, 0), mr.get(rid, 0)
+        m_u = sum(map(_has, users, itertools.repeat(rid)))
+        m_r = m - m_u
         s = max(div * m_u - ku[rid], fl) + max(div * m_r - kr[rid], fl)
         own[rid] = s
         if rid < cut and s > floor:
