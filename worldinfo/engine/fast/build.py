@@ -213,7 +213,7 @@ def _record(
         _index(by_needle[0], listed, primaries)
         return
     for pos in listed:
-        table = by_needle[cids[pos]]
+        table = cast("dict[int, list[int]]", by_needle[cids[pos]])
         for slot in primaries[pos]:
             if slot >= 0:
                 got = table.get(slot)
@@ -231,27 +231,27 @@ def _record(
 
 
 def _index(
-    table: dict[int, list[int]], listed: list[int], primaries: list[tuple[int, ...]]
+    table: dict[int, Sequence[int]], listed: list[int], primaries: list[tuple[int, ...]]
 ) -> None:
     """List each position under the needle ids of its primary slots (ascending, once).
 
     Most needles belong to one entry: each slot is listed under its first and its last
-    owner in C (two dicts), and only the slots whose first and last owners differ are
+    owner in C (two dicts), as a 1-tuple (untracked by the gc once seen), and only the slots whose first and last owners differ are
     listed owner by owner."""
     slots = list(map(primaries.__getitem__, listed))
     flat = list(chain.from_iterable(slots))
     owners = list(chain.from_iterable(map(repeat, listed, map(len, slots))))
     last = dict(zip(flat, owners, strict=True))  # in the order slots are first seen
     first = dict(zip(reversed(flat), reversed(owners), strict=True))
-    lists = dict(zip(last, map(list, zip(last.values(), strict=True)), strict=True))
+    lists: dict[int, Sequence[int]] = dict(zip(last, zip(last.values()), strict=True))
     shared = set(compress(last, map(ne, last.values(), map(first.__getitem__, last))))
     if shared:  # a needle of several entries: its owners in order, each once
-        for slot in shared:
-            lists[slot] = []
+        many: dict[int, list[int]] = {slot: [] for slot in shared}
         for slot, pos in compress(zip(flat, owners, strict=True), map(shared.__contains__, flat)):
-            got = lists[slot]
+            got = many[slot]
             if not got or got[-1] != pos:
                 got.append(pos)
+        lists.update(many)
     lists.pop(EMPTY, None)
     lists.pop(UNKNOWN, None)
     table.update(lists)

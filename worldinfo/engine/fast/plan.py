@@ -165,7 +165,7 @@ class Plan:
     needles: KeyIndex
     origins: list[Origin]
     hashed: bytearray
-    by_needle: list[dict[int, list[int]]] = field(default_factory=list)
+    by_needle: list[dict[int, Sequence[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
     _by_key: dict[str, int | list[int]] | None = None

@@ -225,7 +225,7 @@ class FastScan:
             entries[pos] = obj
         index.update(zip(map(id, objs), missing, strict=True))
 
-    def _found(self, cid: int, table: dict[int, list[int]]) -> frozenset[int]:
+    def _found(self, cid: int, table: dict[int, Sequence[int]]) -> frozenset[int]:
         """Positions listed under the key ids present for configuration ``cid``: from a
         recent scan with the same hits, from this scan's previous pass when the hits only
         grew, else from every hit."""
