@@ -153,7 +153,7 @@ def test_strict_equality_between_safe_integers_is_python_equality(
         assert (a in as_set) == any(_js.strict_eq(v, a) for v in values)
 
 
-CLASS_VALUE = st.sampled_from(
+CLASS_VALUE: st.SearchStrategy[Any] = st.sampled_from(
     [0, 1, 2, 4, 7, 100, 50, 0.0, -0.0, 1.0, 100.0, True, False, None, "", "x", "1", [], {}]
 )
 CLASS_ROW = st.fixed_dictionaries(
