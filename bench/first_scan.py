@@ -2,7 +2,8 @@
 
 Each run builds a new ``ScanCache`` over the already loaded ``Book`` and scans the case's
 first step; the result is checked against SillyTavern's expectation. Prints CPU-time
-median and minimum per first scan, and the plan build alone (``ScanCache.plan``).
+median and minimum per first scan, the plan build alone (``ScanCache.plan``), and the scan
+on a plan built just before it (``scan_after_plan_ms``: the first scan minus the build).
 
 On a loaded machine CPU time is noisy; an instruction count is not. Run the script under
 callgrind twice, with no scans and with three, and divide the difference by three:
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     scan_turns._step(warm, step)
     scans: list[float] = []
     plans: list[float] = []
+    after: list[float] = []
     ok = True
     for _ in range(args.runs):
         session = scan_turns._session(case, books)
@@ -56,11 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         t = time.process_time()
         cache.plan(session.books, session.selection, session.settings)
         plans.append(time.process_time() - t)
+        session = scan_turns._session(case, books)
+        session.scan_cache = cache  # its plan is fresh: no scan has read it yet
+        t = time.process_time()
+        result = scan_turns._step(session, step)
+        after.append(time.process_time() - t)
+        ok = ok and not first_difference(step["expect"], observed(session, result))
     out = {
         "load": os.getloadavg()[0],
         "runs": args.runs,
         "first_scan_ms": _ms(scans),
         "plan_build_ms": _ms(plans),
+        "scan_after_plan_ms": _ms(after),
         "ok": ok,
     }
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))

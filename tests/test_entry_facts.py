@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from worldinfo import Book, Message, Session, _js
 from worldinfo._js import UNDEFINED, canonical
-from worldinfo.engine.fast.entry_facts import facts_of
+from worldinfo.engine.fast.entry_facts import CLASS_FIELDS, FactTable, facts_of
 from worldinfo.engine.output import assemble
 from worldinfo.engine.timed_effects import TimedEffects
 from worldinfo.types import Entry, Settings
@@ -151,3 +151,37 @@ def test_strict_equality_between_safe_integers_is_python_equality(
     assert (as_set is not None) == all(_js.is_safe_integer(v) for v in values)
     if as_set is not None and _js.is_safe_integer(a):
         assert (a in as_set) == any(_js.strict_eq(v, a) for v in values)
+
+
+CLASS_VALUE: st.SearchStrategy[Any] = st.sampled_from(
+    [0, 1, 2, 4, 7, 100, 50, 0.0, -0.0, 1.0, 100.0, True, False, None, "", "x", "1", [], {}]
+)
+CLASS_ROW = st.fixed_dictionaries(
+    {f: CLASS_VALUE for f in CLASS_FIELDS},
+    optional={
+        "content": st.sampled_from(["a", "", "{{user}} b", "c\nd", "<USER>", 0, None]),
+        "order": st.sampled_from([100, 10, -3, 100.5, True, "5", None]),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(CLASS_ROW, st.booleans()), max_size=10))
+def test_facts_shared_by_a_class_of_alike_entries_equal_each_entrys_own(
+    rows: list[tuple[dict[str, Any], bool]],
+) -> None:
+    entries: list[dict[str, Any]] = []
+    for row, like_previous in rows:
+        entry = _entry(row)
+        if like_previous and entries:  # the very objects of the previous entry's fields
+            previous = entries[-1]
+            for f in CLASS_FIELDS:
+                entry.pop(f, None)
+                if f in previous:
+                    entry[f] = previous[f]
+        entries.append(entry)
+    table = FactTable()
+    got = [table.at(entries, pos) for pos in range(len(entries))]
+    want = [facts_of(e) for e in entries]
+    assert [canonical(list(f)) for f in got] == [canonical(list(f)) for f in want]
+    assert [[type(v) for v in f] for f in got] == [[type(v) for v in f] for f in want]

@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.recent import RecentTexts, Visit
-from worldinfo.engine.timed_effects import may_record
+from worldinfo.engine.timed_effects import TYPES, may_record
 from worldinfo.macros.names import may_have_macros
 from worldinfo.types import Position, RawEntry
 
@@ -100,6 +100,43 @@ def facts_of(entry: RawEntry) -> Facts:
     )
 
 
+CLASS_FIELDS = (
+    "ignoreBudget",
+    "useProbability",
+    "probability",
+    "preventRecursion",
+    *TYPES,
+    "position",
+    "depth",
+    "role",
+    "outletName",
+)
+"""The fields ``facts_of`` reads besides ``content`` and ``order``: entries that hold the same
+objects in them share every fact but ``plain_content``, ``units`` and ``order``."""
+_MISSING = (UNDEFINED,) * len(CLASS_FIELDS)
+
+
+def facts_like(entry: RawEntry, alike: Facts) -> Facts:
+    """``facts_of(entry)`` for an entry whose ``CLASS_FIELDS`` are those of the entry whose
+    facts are ``alike``: only its ``content`` and ``order`` are read."""
+    get = entry.get
+    content = get("content", "")
+    kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
+    return tuple.__new__(  # as ``facts_of``'s ``Facts(...)``, without its Python ``__new__``
+        Facts,
+        (
+            alike[0],
+            alike[1],
+            content if kept else None,
+            _js.utf16_len(content) + 1 if kept else 0,
+            alike[4],
+            alike[5],
+            _js.to_number(get("order", UNDEFINED)),
+            *alike[7:],
+        ),
+    )
+
+
 class FactTable:
     """The facts of a plan's entries by position, each computed on first use; and what
     ``FastScan.visit`` derived from key hits in recent scans (a pure function of the hits,
@@ -107,10 +144,13 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_codes", "_facts", "found", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "found", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
+        self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts]] = {}
+        """``id`` of each ``CLASS_FIELDS`` value -> the values and the facts of the first
+        such entry."""
         self.found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = {}
         """Per configuration: recent (key hits, positions those hits visit)."""
         self.visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = {}
@@ -141,5 +181,22 @@ class FactTable:
             table.extend([None] * len(entries))
         got = table[pos]
         if got is None:
-            got = table[pos] = facts_of(entries[pos])
+            got = table[pos] = self._derive(entries[pos])
         return got
+
+    def _derive(self, entry: RawEntry) -> Facts:
+        """``facts_of(entry)``, its class's shared facts derived once (``facts_like``).
+
+        The class is the identity of each ``CLASS_FIELDS`` value: the same objects are the
+        same values of the same types (``1``, ``1.0`` and ``True`` are equal dict keys, not
+        equal to JavaScript); parsed books share their small ints, ``None`` and booleans.
+        The values are kept with the facts, so their ids stay theirs.
+        """
+        values = tuple(map(entry.get, CLASS_FIELDS, _MISSING))
+        key = tuple(map(id, values))
+        got = self._classes.get(key)
+        if got is None:
+            facts = facts_of(entry)
+            self._classes[key] = (values, facts)
+            return facts
+        return facts_like(entry, got[1])
