@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 _OWN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__")
 _STATE = ("__getstate__", "__setstate__")
+_WRITTEN = frozenset((*_OWN, *_STATE))  # written in the class: dataclasses makes it
 _PROTOS: dict[tuple[bool, bool, bool], Any] = {}
 
 
@@ -116,19 +117,20 @@ def _specs(cls: type, *, kw_only: bool) -> list[Spec] | None:
     body = cls.__dict__
     if cls.__bases__ != (object,) or cls.__doc__ is None or "__slots__" in body:
         return None
-    if any(name in body for name in (*_OWN, *_STATE)):
+    if not _WRITTEN.isdisjoint(body):
         return None
     notes: dict[str, object] = body.get("__annotations__", {})
-    if any(_spec_of(v) is not None for k, v in body.items() if k not in notes):
+    dc = sys.modules.get("dataclasses")
+    specifiers = (Spec,) if dc is None else (Spec, dc.Field)  # what _spec_of takes
+    if any(isinstance(v, specifiers) for k, v in body.items() if k not in notes):
         return None  # a field() without annotation: dataclasses' TypeError
     out, defaulted = [], False
-    dc = sys.modules.get("dataclasses")
     for name, note in notes.items():
         text = note if isinstance(note, str) else getattr(note, "__name__", "")
         if "InitVar" in text or "KW_ONLY" in text or "ClassVar" in text:
             return None
         value = body.get(name, MISSING)
-        given = _spec_of(value)
+        given = _spec_of(value) if isinstance(value, specifiers) else None
         if given is None:
             if dc is not None and value is dc.MISSING:
                 value = MISSING  # as Spec(default=dataclasses.MISSING): no default
