@@ -223,9 +223,21 @@ def test_a_scan_of_the_bundled_example_skips_what_it_does_not_need(tmp_path: Pat
         "random",  # the session's generators are made on a first draw (_lazy.system_random)
         "threading",  # cli.main lets signal.signal say whether it runs in the main thread
         "typing",  # run-time stand-ins from worldinfo._lazy; ActivationSource on first use
+        "worldinfo.importers.png",  # a PNG or CHARX card only (importers.detect.sniff)
+        "worldinfo.importers.containers",
+        "struct",
     }
     assert loaded & skipped == set()
     assert {"worldinfo.engine.loop", "worldinfo._js.regex.fold"} <= loaded  # it did scan
+
+
+def test_the_sniffed_signatures_are_the_readers_own() -> None:
+    """``importers.detect`` knows PNG and ZIP by their first bytes without importing the
+    readers that define them (start-up time): the copies must stay the same bytes."""
+    from worldinfo.importers import containers, detect, png
+
+    assert detect._PNG == png.SIGNATURE
+    assert detect._ZIP == containers.ZIP_MAGIC
 
 
 @pytest.mark.parametrize("columns", ["20", "80", "200"])

@@ -28,12 +28,12 @@ from worldinfo._record.methods import (
     _OPTIONS,
     FACTORY,
     MISSING,
+    LazyInit,
     Spec,
     compare_methods,
     frozen_delattr,
     frozen_setattr,
     getstate,
-    init_method,
     setstate,
 )
 from worldinfo._record.methods import _code_of as _code_of
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 _OWN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__")
 _STATE = ("__getstate__", "__setstate__")
+_WRITTEN = frozenset((*_OWN, *_STATE))  # written in the class: dataclasses makes it
 _PROTOS: dict[tuple[bool, bool, bool], Any] = {}
 
 
@@ -116,10 +117,12 @@ def _specs(cls: type, *, kw_only: bool) -> list[Spec] | None:
     body = cls.__dict__
     if cls.__bases__ != (object,) or cls.__doc__ is None or "__slots__" in body:
         return None
-    if any(name in body for name in (*_OWN, *_STATE)):
+    if not _WRITTEN.isdisjoint(body):
         return None
     notes: dict[str, object] = body.get("__annotations__", {})
-    if any(_spec_of(v) is not None for k, v in body.items() if k not in notes):
+    dc = sys.modules.get("dataclasses")
+    specifiers = (Spec,) if dc is None else (Spec, dc.Field)  # what _spec_of takes
+    if any(isinstance(v, specifiers) for k, v in body.items() if k not in notes):
         return None  # a field() without annotation: dataclasses' TypeError
     out, defaulted = [], False
     for name, note in notes.items():
@@ -127,14 +130,19 @@ def _specs(cls: type, *, kw_only: bool) -> list[Spec] | None:
         if "InitVar" in text or "KW_ONLY" in text or "ClassVar" in text:
             return None
         value = body.get(name, MISSING)
-        spec = _spec_of(value)
-        if spec is None:
-            spec = Spec(default=value)
-        if spec.kw_only not in (MISSING, kw_only) or spec.hash is not None:
-            return None
-        if spec.default.__class__.__hash__ is None:
-            return None  # a mutable default: dataclasses' ValueError
-        spec = spec.named(name, note, kw_only=kw_only)
+        given = _spec_of(value) if isinstance(value, specifiers) else None
+        if given is None:
+            if dc is not None and value is dc.MISSING:
+                value = MISSING  # as Spec(default=dataclasses.MISSING): no default
+            if value.__class__.__hash__ is None:
+                return None  # a mutable default: dataclasses' ValueError
+            spec = Spec.plain(name, note, value, kw_only=kw_only)
+        else:
+            if given.kw_only not in (MISSING, kw_only) or given.hash is not None:
+                return None
+            if given.default.__class__.__hash__ is None:
+                return None  # a mutable default: dataclasses' ValueError
+            spec = given.named(name, note, kw_only=kw_only)
         if spec.init:
             required = spec.default is MISSING and spec.default_factory is MISSING
             if not kw_only and defaulted and required:
@@ -188,7 +196,8 @@ def _make(cls: type, *, frozen: bool, kw_only: bool, eq: bool = True) -> type:
     made.__qualname__ = cls.__qualname__
     for attribute in lazy:
         attribute.owner = made
-    made.__init__ = init_method(made, specs, frozen=frozen, kw_only=kw_only)
+    made.__init__ = init = LazyInit(specs, frozen=frozen, kw_only=kw_only)
+    init.owner = made
     made.__repr__ = _repr(specs)
     made.__repr__.__qualname__ = f"{made.__qualname__}.__repr__"
     if eq:

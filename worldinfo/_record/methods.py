@@ -70,9 +70,22 @@ class Spec:
 
     def named(self, name: str, note: object, *, kw_only: bool) -> Spec:
         """A copy naming the field, with the class's ``kw_only`` if the field gave none."""
-        out = Spec(**{n: getattr(self, n) for n in _OPTIONS})
+        out = Spec.__new__(Spec)  # a copy without __init__'s checks, made already
+        out.default, out.default_factory, out.init = self.default, self.default_factory, self.init
+        out.repr, out.hash, out.compare = self.repr, self.hash, self.compare
+        out.metadata = self.metadata
         out.kw_only = kw_only if self.kw_only is MISSING else self.kw_only
         out.name, out.type = name, note  # type: ignore[assignment]
+        return out
+
+    @staticmethod
+    def plain(name: str, note: object, default: object, *, kw_only: bool) -> Spec:
+        """The field ``name: note = default`` (no ``field(...)``): ``Spec(default=default)
+        .named(name, note, kw_only=kw_only)`` in one step (start-up time)."""
+        out = Spec.__new__(Spec)
+        out.default, out.default_factory, out.init = default, MISSING, True
+        out.repr, out.hash, out.compare, out.metadata = True, None, True, None
+        out.kw_only, out.name, out.type = kw_only, name, note  # type: ignore[assignment]
         return out
 
     def arguments(self, *, missing: object) -> dict[str, Any]:
@@ -197,6 +210,25 @@ def init_method(cls: type, fields: list[Spec], *, frozen: bool, kw_only: bool) -
     return fn
 
 
+class LazyInit:
+    """A class's ``__init__`` until it is first read (the first instantiation, or
+    ``inspect.signature``): then ``init_method`` makes the real one, which replaces this on
+    the class. Most classes of a scan are never made, so their ``__init__`` is never
+    compiled (start-up time)."""
+
+    __slots__ = ("fields", "frozen", "kw_only", "owner")
+
+    def __init__(self, fields: list[Spec], *, frozen: bool, kw_only: bool) -> None:
+        self.fields, self.frozen, self.kw_only = fields, frozen, kw_only
+        self.owner: Any = None  # the class, set once it is made
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        cls = self.owner
+        fn = init_method(cls, self.fields, frozen=self.frozen, kw_only=self.kw_only)
+        type.__setattr__(cls, "__init__", fn)
+        return fn if obj is None else fn.__get__(obj, owner)
+
+
 def _compiled(text: str) -> dict[str, Any]:
     scope: dict[str, Any] = {}
     code = compile(text, "<string>", "exec", dont_inherit=True)  # no future annotations
@@ -208,21 +240,21 @@ def _compiled(text: str) -> dict[str, Any]:
 def compare_methods(made: Any, fields: list[Spec], *, frozen: bool) -> None:
     """``__eq__`` (and ``__hash__`` when frozen) as dataclasses writes them, compiled on the
     first comparison: most classes of a scan are never compared or hashed (start-up time)."""
-    mine = "".join(f"self.{f.name}," for f in fields if f.compare)
-    theirs = "".join(f"other.{f.name}," for f in fields if f.compare)
-    lines = [
-        " def __eq__(self, other):",
-        "  if other.__class__ is self.__class__:",
-        f"   return ({mine})==({theirs})",
-        "  return NotImplemented",
-    ]
-    if frozen:
-        lines += [" def __hash__(self):", f"  return hash(({mine}))"]
-    text = "def __create_fn__():\n" + "\n".join(lines) + "\n return locals()"
     done: list[bool] = []
 
     def install() -> None:
         if not done:
+            mine = "".join(f"self.{f.name}," for f in fields if f.compare)
+            theirs = "".join(f"other.{f.name}," for f in fields if f.compare)
+            lines = [
+                " def __eq__(self, other):",
+                "  if other.__class__ is self.__class__:",
+                f"   return ({mine})==({theirs})",
+                "  return NotImplemented",
+            ]
+            if frozen:
+                lines += [" def __hash__(self):", f"  return hash(({mine}))"]
+            text = "def __create_fn__():\n" + "\n".join(lines) + "\n return locals()"
             for name, fn in _compiled(text).items():
                 fn.__qualname__ = f"{made.__qualname__}.{name}"
                 setattr(made, name, fn)

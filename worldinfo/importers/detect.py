@@ -5,11 +5,9 @@ from __future__ import annotations
 from worldinfo._record import record
 from worldinfo.importers.cards import card_format
 from worldinfo.importers.chat import is_chat_header
-from worldinfo.importers.containers import ZIP_MAGIC, card_from_charx, card_from_png
 from worldinfo.importers.errors import Reject, reject
 from worldinfo.importers.jsonread import load_json
 from worldinfo.importers.limits import Limits
-from worldinfo.importers.png import is_png
 from worldinfo.interchange import JSONValue
 
 _BY_SUFFIX = {
@@ -112,18 +110,26 @@ def _jsonl_header(raw: bytes, *, limits: Limits) -> bool:
         return False
 
 
+_PNG = b"\x89PNG\r\n\x1a\n"  # png.SIGNATURE and containers.ZIP_MAGIC: a plain JSON book
+_ZIP = b"PK\x03\x04"  # imports neither module (start-up time; tests/test_startup.py)
+
+
 def sniff(raw: bytes, *, file_name: str, limits: Limits, st_compatible: bool) -> Sniffed:
     """Detect the carrier and format of ``raw`` and parse it.
 
     Raises:
         Reject: with the problems of whatever reader was tried.
     """
-    if is_png(raw):
+    if raw.startswith(_PNG):
+        from worldinfo.importers.containers import card_from_png  # a card (start-up time)
+
         ex = card_from_png(raw, limits=limits, st_compatible=st_compatible)
         fmt = "novelai-lorebook" if ex.chunk == "naidata" else card_format(ex.obj)
         return Sniffed(format=fmt, carrier="png", obj=ex.obj, extracted_from=ex.chunk)
-    is_jpeg_zip = raw.startswith(b"\xff\xd8\xff") and ZIP_MAGIC in raw
-    if raw.startswith(ZIP_MAGIC) or file_name.lower().endswith(".charx") or is_jpeg_zip:
+    is_jpeg_zip = raw.startswith(b"\xff\xd8\xff") and _ZIP in raw
+    if raw.startswith(_ZIP) or file_name.lower().endswith(".charx") or is_jpeg_zip:
+        from worldinfo.importers.containers import card_from_charx  # (start-up time)
+
         ex = card_from_charx(raw, limits=limits)
         if "spec" not in ex.obj:
             raise reject("$.card.json", "card.json has no spec member", fmt="card-v3")
