@@ -43,8 +43,10 @@ Case = Mapping[str, Any]
 # the book -> first ScanResult. Timed apart, in this order: ``imports``
 # (the modules a program that loads a book and scans needs: ``_js``, ``types``, ``session``,
 # which pulls in the engine), then ``load`` (``parse_json`` + ``Book.from_json`` of the
-# book's own 4.4 MB, a file of its own) and ``first`` (the first ``Session.generate``;
-# modules it imports lazily count here); ``total`` = ``load`` + ``first``, imports
+# book's own 4.4 MB, a file of its own: ``parse`` + ``from_json``) and ``first`` (the
+# first ``Session.generate``; modules it imports lazily count here), itself split into
+# ``plan`` (``ScanCache.plan`` called first, as the scan would) and ``scan`` (the
+# ``generate`` that then finds the plan built); ``total`` = ``load`` + ``first``, imports
 # excluded, ``total_with_imports`` with them. Not timed: the conformance harness
 # (``conformance.st``: it imports ``dataclasses``, ``zoneinfo`` and more that no scan needs)
 # and the session it builds from the case without its books (a small file, so the harness
@@ -76,12 +78,16 @@ def stdlib():
 before = stdlib() if json_first else None
 t0, c0 = time.perf_counter(), time.process_time()
 world = parse_json(data)
+cw = time.process_time()
 try:  # parse_json's objects are in JavaScript order already: no copy (importers.load's path)
     book = Book.from_json(name, world, js_ordered=True)
 except TypeError:  # a checkout from before js_ordered
     book = Book.from_json(name, world)
 t1, c1 = time.perf_counter(), time.process_time()
 session.books = {name: book}
+# the plan alone first (``first`` = ``plan`` + ``scan``; generate finds it cached)
+session.scan_cache.plan(session.books, session.selection, session.settings, trust=session.trust)
+cp = time.process_time()
 result = session.generate(step.get("type", "normal"), append=append)
 t2, c2 = time.perf_counter(), time.process_time()
 activated = len(result.activated)
@@ -89,6 +95,7 @@ del world, book, session, result
 after = before if json_first else stdlib()
 print(json.dumps({"load": c1 - c0, "first": c2 - c1, "total": c2 - c0, "wall": t2 - t0,
                   "imports": imports, "total_with_imports": c2 - c0 + imports,
+                  "parse": cw - c0, "from_json": c1 - cw, "plan": cp - c1, "scan": c2 - cp,
                   "json_loads": after, "activated": activated}))
 """
 ORDERS = ("json last", "json first")
@@ -141,7 +148,8 @@ def cold(path: Path, *, runs: int) -> dict[str, float]:
     def med(order: str, key: str) -> float:
         return round(statistics.median(g[key] for g in got[order]) * 1000, 1)
 
-    keys = ("total", "load", "first", "imports", "total_with_imports")
+    keys = ("total", "load", "parse", "from_json", "first", "plan", "scan")
+    keys += ("imports", "total_with_imports")
     out = {f"{k}_ms": med("json last", k) for k in keys}
     out["total_wall_ms"] = med("json last", "wall")
     out["json_loads_ms"] = med("json first", "json_loads")
@@ -270,7 +278,11 @@ def on_base(base: Path, path: Path, *, repeats: int, runs: int) -> dict[str, Any
 ROWS = (
     ("cold: bytes -> first result (CPU)", ("cold", "total_ms")),
     ("  of which loading", ("cold", "load_ms")),
+    ("    of which parse_json", ("cold", "parse_ms")),
+    ("    of which Book.from_json", ("cold", "from_json_ms")),
     ("  of which the first scan", ("cold", "first_ms")),
+    ("    of which the plan build", ("cold", "plan_ms")),
+    ("    of which the scan on it", ("cold", "scan_ms")),
     ("  (stdlib json.loads, first in its process)", ("cold", "json_loads_ms")),
     ("  (stdlib json.loads, after the cold path)", ("cold", "json_loads_after_ms")),
     ("  loading / json.loads, geometric mean of both orders", ("cold", "load_ratio")),
