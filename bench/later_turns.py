@@ -1,0 +1,135 @@
+"""Where a later turn's time goes: turn after turn of large.json's timed variant, by phase.
+
+``scan_turns.timed_variant`` (every 25th entry sticky, every 40th with a cooldown) on a
+fresh cache: turn 1 scans the case's chat, each later turn appends one more message (the
+chat's last, then the one before it, ...), as a front-end does. Each turn is timed whole
+(CPU) and by phase: the engine's phase functions are wrapped in this process only (CPU
+time inside the wrapper, so a phase's figure includes any phase it calls). The steady scan
+of the plain case (the same text again) is measured beside it, and every turn is checked
+against the straightforward path (``scan_cache = None``), ``timedWorldInfo`` included.
+
+    python bench/later_turns.py [--turns 8] [--repeats 5] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import scan_turns  # bench/ is the script's directory
+from regex_keys import machine
+
+from worldinfo._js import canonical, parse_json
+from worldinfo.conformance.st import observed, session_for
+from worldinfo.engine import loop, passes, timed_effects
+from worldinfo.engine.fast.cache import ScanCache
+
+PHASES: tuple[tuple[Any, str, str], ...] = (
+    (ScanCache, "plan", "plan (cache lookup)"),
+    (timed_effects.TimedEffects, "check", "timed effects: check"),
+    (passes, "_nominate_lazy", "nomination (lazy, first chunk)"),
+    (passes, "probability_and_budget", "budget (with later chunks)"),
+    (loop, "run_loops", "all passes"),
+    (loop, "hand_out", "hand out (hashes of recording entries)"),
+    (loop, "assemble", "assembly"),
+    (timed_effects.TimedEffects, "write", "timed effects: write"),
+)
+Spent = dict[str, float]
+
+
+def _wrap(spent: Spent) -> None:
+    """Wrap each phase function so that its CPU time adds to ``spent`` under its label."""
+    for owner, name, label in PHASES:
+        fn: Callable[..., Any] = getattr(owner, name)
+
+        def timed(*args: Any, _fn: Callable[..., Any] = fn, _label: str = label, **kw: Any) -> Any:
+            start = time.process_time()
+            try:
+                return _fn(*args, **kw)
+            finally:
+                spent[_label] += time.process_time() - start
+
+        setattr(owner, name, timed)
+
+
+def measure(path: Path, *, turns: int, repeats: int) -> dict[str, Any]:
+    """Median CPU ms of each turn and of each phase per turn, and the steady scan."""
+    case = parse_json(path.read_bytes())
+    variant = scan_turns.timed_variant(case)
+    chat = variant["chat"]
+    steps: list[dict[str, Any]] = [{"type": "normal"}]
+    steps += [{"type": "normal", "append": [chat[-k]]} for k in range(1, turns)]
+    books = session_for(variant).books
+    reference = scan_turns._session(variant, books)
+    reference.scan_cache = None
+    expected = [canonical(observed(reference, scan_turns._step(reference, s))) for s in steps]
+    spent: Spent = defaultdict(float)
+    _wrap(spent)
+    cpu: list[list[float]] = [[] for _ in steps]
+    phases: list[dict[str, list[float]]] = [defaultdict(list) for _ in steps]
+    ok = True
+    for _ in range(repeats):
+        session = scan_turns._session(variant, books)
+        session.scan_cache = ScanCache()
+        for i, step in enumerate(steps):
+            spent.clear()
+            start = time.process_time()
+            result = scan_turns._step(session, step)
+            cpu[i].append(time.process_time() - start)
+            for label, seconds in spent.items():
+                phases[i][label].append(seconds)
+            ok = ok and canonical(observed(session, result)) == expected[i]
+    steady = scan_turns.warm(case, repeats=repeats)["steady"]["cpu_ms"]
+
+    def ms(values: list[float]) -> float:
+        return round(statistics.median(values) * 1000, 2)
+
+    return {
+        "machine": machine(),
+        "steady_ms": steady,
+        "turns": [
+            {"turn": i + 1, "cpu_ms": ms(cpu[i]), **{k: ms(v) for k, v in phases[i].items()}}
+            for i in range(len(steps))
+        ],
+        "ok": ok,
+    }
+
+
+def render(got: dict[str, Any]) -> list[str]:
+    """The figures as Markdown: one row per turn, one column per phase."""
+    labels = [label for _, _, label in PHASES]
+    same = "yes" if got["ok"] else "NO"
+    lines = [
+        f"{got['machine']}; steady scan of the plain case: {got['steady_ms']} ms CPU; "
+        + f"same results as the straightforward path: {same}",
+        "| turn | CPU ms | x steady | " + " | ".join(labels) + " |",
+        "| --- " * (len(labels) + 3) + "|",
+    ]
+    for row in got["turns"]:
+        ratio = row["cpu_ms"] / got["steady_ms"] if got["steady_ms"] else 0.0
+        cells = [f"{row.get(label, 0.0):g}" for label in labels]
+        lines.append(f"| {row['turn']} | {row['cpu_ms']:g} | {ratio:.1f}x | " + " | ".join(cells))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
+    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    got = measure(args.large, turns=max(2, args.turns), repeats=max(1, args.repeats))
+    print(json.dumps(got, indent=1) if args.json else "\n".join(render(got)))
+    return 0 if got["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
