@@ -71,12 +71,18 @@ class Facts(NamedTuple):
     """``String(outletName)`` when it is truthy, else ``None``."""
 
 
+def _plain_content(entry: RawEntry) -> str | None:
+    """The entry's ``content`` when it is a string held by the entry with no macro in it."""
+    content = entry.get("content", "")
+    if "content" in entry and isinstance(content, str) and not may_have_macros(content):
+        return content
+    return None
+
+
 def facts_of(entry: RawEntry) -> Facts:
     """The facts of ``entry`` (a plan's entry object, before any content substitution)."""
     get = entry.get
-    content = get("content", "")
-    kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
-    plain = content if kept else None
+    plain = _plain_content(entry)
     position = get("position", UNDEFINED)
     if _js.is_safe_integer(position):  # so are the buckets: ``===`` is ``in``
         bucket = position if position in _BUCKETS else NO_BUCKET
@@ -119,19 +125,17 @@ _MISSING = (UNDEFINED,) * len(CLASS_FIELDS)
 def facts_like(entry: RawEntry, alike: Facts) -> Facts:
     """``facts_of(entry)`` for an entry whose ``CLASS_FIELDS`` are those of the entry whose
     facts are ``alike``: only its ``content`` and ``order`` are read."""
-    get = entry.get
-    content = get("content", "")
-    kept = "content" in entry and isinstance(content, str) and not may_have_macros(content)
+    plain = _plain_content(entry)
     return tuple.__new__(  # as ``facts_of``'s ``Facts(...)``, without its Python ``__new__``
         Facts,
         (
             alike[0],
             alike[1],
-            content if kept else None,
-            _js.utf16_len(content) + 1 if kept else 0,
+            plain,
+            0 if plain is None else _js.utf16_len(plain) + 1,
             alike[4],
             alike[5],
-            _js.to_number(get("order", UNDEFINED)),
+            _js.to_number(entry.get("order", UNDEFINED)),
             *alike[7:],
         ),
     )
