@@ -118,7 +118,7 @@ def test_importers_are_reached_only_from_the_front_ends() -> None:
 # ``worldinfo`` has a layer (``"worldinfo"`` is the package's own ``__init__``, the public
 # API: what tools may import besides the public modules below it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("records", ("_record", "_lazy")),
+    ("records", ("_record", "_lazy", "_collector")),
     ("_js", ("_js",)),
     ("values", ("enums", "types", "trace", "result", "trust", "macros", "interchange")),
     ("engine", ("engine",)),

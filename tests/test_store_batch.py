@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from worldinfo._collector import collector_paused
 from worldinfo.sources.retriever import ExchangeData
 from worldinfo.sources.retriever_chat import ChatSync, Exchange, exchanges
 from worldinfo.sources.retriever_index import RetrieverIndex
@@ -29,7 +30,6 @@ from worldinfo.sources.retriever_tokenize import tokenize
 from worldinfo.sources.store_errors import StoreError
 from worldinfo.sources.store_memory import MemoryStore
 from worldinfo.sources.store_sqlite import SqliteStore
-from worldinfo.sources.store_write import collector_paused
 from worldinfo.sources.timestamps import TimestampError
 from worldinfo.types import Message
 

@@ -26,7 +26,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Literal, Self
 
-from worldinfo.sources import store_write
+from worldinfo._collector import collector_paused
 from worldinfo.sources.retriever import ExchangeData, Retrieval, Retriever
 from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
@@ -200,7 +200,7 @@ class SqliteStore(Retriever):
             TimestampError: a timestamp is in no accepted form (nothing is written).
         """
         items = [(ex.user, ex.reply, ex.source_ref, ex.timestamp) for ex in exchanges]
-        with store_write.collector_paused():  # no cycles made: no collection to walk them
+        with collector_paused():  # no cycles made: no collection to walk them
             return self._store(items)
 
     def _store(self, items: list[tuple[str, str, str, object]]) -> list[Record | None]:

@@ -11,13 +11,11 @@ reply, exchange by exchange: the ids one-by-one ingests would give. Record ids c
 
 from __future__ import annotations
 
-import gc
 import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Container, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Container, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -103,24 +101,6 @@ def prepare(
         seen.add(ref)
         kept.append(NewExchange(ref, user, reply, when))
     return wanted, _tokenised(kept, punctuation=punctuation)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a batch is written (restored on every exit).
-
-    A batch of 500 exchanges makes tens of thousands of objects and no cycle; with the
-    collector on, they trigger collections that walk every record already held (about 7 %
-    of a 100k-exchange ingest). Left alone if the collector is already off.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def next_record_id(db: sqlite3.Connection) -> int:

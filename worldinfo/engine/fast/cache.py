@@ -9,12 +9,12 @@ detected (``port.yaml``).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from itertools import repeat
 from operator import attrgetter, itemgetter
 
 from worldinfo import _js
+from worldinfo._collector import collector_paused
 from worldinfo._js import JSONValue
 from worldinfo.engine import gathering
 from worldinfo.engine.fast.build import build_plan
@@ -89,14 +89,8 @@ class ScanCache:
             for name in [n for n in self._books if n not in books]:
                 del self._books[name]
                 self._entries.pop(name, None)
-            paused = gc.isenabled()  # the build makes ~10^4 containers the gc would chase
-            if paused:  # through the whole loaded book, again and again
-                gc.disable()
-            try:
+            with collector_paused():  # ~10^4 containers: no collection walks the book
                 plan = self._build(selected, books, strategy, settings, regex or RegexClock())
-            finally:
-                if paused:
-                    gc.enable()
             plan.books = chosen
             if key not in self._plans and len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
