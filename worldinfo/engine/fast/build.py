@@ -236,8 +236,8 @@ def _index(
     """List each position under the needle ids of its primary slots (ascending, once).
 
     Most needles belong to one entry: each slot is listed under its first and its last
-    owner in C (two dicts), as a 1-tuple (untracked by the gc once seen), and only the slots whose first and last owners differ are
-    listed owner by owner."""
+    owner in C (two dicts), as a 1-tuple (untracked by the gc once seen), and only the
+    slots whose first and last owners differ are listed owner by owner."""
     slots = list(map(primaries.__getitem__, listed))
     flat = list(chain.from_iterable(slots))
     owners = list(chain.from_iterable(map(repeat, listed, map(len, slots))))
