@@ -73,8 +73,8 @@ class Facts(NamedTuple):
 
 def _plain_content(entry: RawEntry) -> str | None:
     """The entry's ``content`` when it is a string held by the entry with no macro in it."""
-    content = entry.get("content", "")
-    if "content" in entry and isinstance(content, str) and not may_have_macros(content):
+    content = entry.get("content", UNDEFINED)  # held by the entry: not ``undefined``
+    if isinstance(content, str) and not may_have_macros(content):
         return content
     return None
 
@@ -194,13 +194,14 @@ class FactTable:
         The class is the identity of each ``CLASS_FIELDS`` value: the same objects are the
         same values of the same types (``1``, ``1.0`` and ``True`` are equal dict keys, not
         equal to JavaScript); parsed books share their small ints, ``None`` and booleans.
-        The values are kept with the facts, so their ids stay theirs.
+        The values are kept with the facts, so their ids stay theirs: while a class holds
+        its values, no other live object has their ids, so the ids of an entry's values
+        (alive in the entry) name that class only when the values are those very objects.
         """
-        values = tuple(map(entry.get, CLASS_FIELDS, _MISSING))
-        key = tuple(map(id, values))
-        got = self._classes.get(key)
+        got = self._classes.get(tuple(map(id, map(entry.get, CLASS_FIELDS, _MISSING))))
         if got is None:
+            values = tuple(map(entry.get, CLASS_FIELDS, _MISSING))
             facts = facts_of(entry)
-            self._classes[key] = (values, facts)
+            self._classes[tuple(map(id, values))] = (values, facts)
             return facts
         return facts_like(entry, got[1])
