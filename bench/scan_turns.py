@@ -53,9 +53,22 @@ Case = Mapping[str, Any]
 # grows no heap for the book). Stdlib ``json.loads`` of the same book bytes runs either
 # before the clock ("json first": its value dropped at once, so the worldinfo steps then
 # reuse the memory it grew) or after the scan ("json last": everything dropped first). A
-# big parse that runs first in a process pays for growing the heap.
+# big parse that runs first in a process pays for growing the heap: beside each of
+# ``load`` / ``plan`` / ``scan`` the process's minor page faults (``faults_*``: new heap
+# touched for the first time, ~4-5 us of CPU each on a VM) and the milliseconds the cyclic
+# collector ran (``gc_*_ms``, timed by ``gc.callbacks``) say what a fresh process pays
+# that a warm one does not.
 COLD = """
-import json, sys, time
+import gc, json, resource, sys, time
+spent = [0.0, 0.0]
+def on_gc(phase, info):
+    if phase == "start":
+        spent[1] = time.perf_counter()
+    else:
+        spent[0] += time.perf_counter() - spent[1]
+gc.callbacks.append(on_gc)
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 c0 = time.process_time()
 from worldinfo._js import parse_json
 from worldinfo.types import Book
@@ -76,6 +89,7 @@ def stdlib():
     json.loads(data)
     return time.process_time() - c
 before = stdlib() if json_first else None
+f0, g0 = faults(), spent[0]
 t0, c0 = time.perf_counter(), time.process_time()
 world = parse_json(data)
 cw = time.process_time()
@@ -84,19 +98,24 @@ try:  # parse_json's objects are in JavaScript order already: no copy (importers
 except TypeError:  # a checkout from before js_ordered
     book = Book.from_json(name, world)
 t1, c1 = time.perf_counter(), time.process_time()
+f1, g1 = faults(), spent[0]
 session.books = {name: book}
 # the plan alone first (``first`` = ``plan`` + ``scan``; generate finds it cached)
 session.scan_cache.plan(session.books, session.selection, session.settings, trust=session.trust)
 cp = time.process_time()
+fp, gp = faults(), spent[0]
 result = session.generate(step.get("type", "normal"), append=append)
 t2, c2 = time.perf_counter(), time.process_time()
+f2, g2 = faults(), spent[0]
 activated = len(result.activated)
 del world, book, session, result
 after = before if json_first else stdlib()
 print(json.dumps({"load": c1 - c0, "first": c2 - c1, "total": c2 - c0, "wall": t2 - t0,
                   "imports": imports, "total_with_imports": c2 - c0 + imports,
                   "parse": cw - c0, "from_json": c1 - cw, "plan": cp - c1, "scan": c2 - cp,
-                  "json_loads": after, "activated": activated}))
+                  "json_loads": after, "activated": activated,
+                  "faults_load": f1 - f0, "faults_plan": fp - f1, "faults_scan": f2 - fp,
+                  "gc_load": g1 - g0, "gc_plan": gp - g1, "gc_scan": g2 - gp}))
 """
 ORDERS = ("json last", "json first")
 
@@ -160,6 +179,11 @@ def cold(path: Path, *, runs: int) -> dict[str, float]:
     out["load_ratio_json_first"] = round(first, 2)
     out["load_ratio_json_last"] = round(last, 2)
     out["load_ratio"] = round(math.sqrt(first * last), 2)
+    for part in ("load", "plan", "scan"):
+        out[f"faults_{part}"] = int(
+            statistics.median(g[f"faults_{part}"] for g in got["json last"])
+        )
+        out[f"gc_{part}_ms"] = med("json last", f"gc_{part}")
     return out
 
 
