@@ -226,3 +226,22 @@ def test_secondary_keys_follow_their_rule_when_every_list_is_empty(
     )
     assert _facts(fast) == _facts(one_by_one)
     assert any(s is not None for s in fast.secondary)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columns_read_in_load_order_give_the_same_plan(seed: int) -> None:
+    """A plan whose columns are read in the order the entries were loaded (``stored``)
+    and put back in position order equals one read in position order."""
+    entries = _entries(seed)
+    origins: list[Origin] = [(e, "Book", []) for e in entries]
+    perm = list(range(len(origins)))
+    random.Random(seed).shuffle(perm)
+    loaded: list[Origin] = [origins[0]] * len(origins)
+    for pos, index in enumerate(perm):  # origins[pos] is loaded[perm[pos]]
+        loaded[index] = origins[pos]
+    plain = build_plan(origins, Settings(), gate=Gate())
+    reordered = build_plan(
+        [(e, "Book", []) for e in entries], Settings(), gate=Gate(), stored=(loaded, perm)
+    )
+    assert _facts(reordered) == _facts(plain)
+    assert list(reordered.entries) == list(plain.entries)

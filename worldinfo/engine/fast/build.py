@@ -56,6 +56,7 @@ def build_plan(
     *,
     gate: Gate | None = None,
     untrusted: frozenset[int] = frozenset(),
+    stored: tuple[list[Origin], list[int]] | None = None,
 ) -> Plan:
     """Compute the static facts of the sorted entries with these ``origins``.
 
@@ -64,6 +65,9 @@ def build_plan(
         settings: the scan settings.
         gate: the trust policy, untrusted keys and regex clock the keys are prepared under.
         untrusted: ``id`` of the untrusted book entries (``trust.is_untrusted``).
+        stored: the origins in the order they were loaded, and each position's index
+            there (``origins[i] is stored[0][stored[1][i]]``): passes read them in that
+            order (``Columns``).
     """
     trust = gate or Gate()
     needles = KeyIndex()
@@ -93,7 +97,11 @@ def build_plan(
     policy_keys = trust.untrusted
     worlds = list(map(_WORLD, origins))
     datas = list(map(_DATA, map(_ENTRY, origins)))
-    columns = Columns(datas)
+    if stored is None:
+        columns = Columns(datas)
+    else:
+        loaded = list(map(_DATA, map(_ENTRY, stored[0])))
+        columns = Columns(datas, stored=loaded, perm=stored[1])
     keys = _entry_keys(worlds, columns.get("uid"))
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False

@@ -134,7 +134,8 @@ class ScanCache:
         settings: Settings,
         regex: RegexClock,
     ) -> Plan:
-        origin_of: dict[int, Origin] = {}
+        stored: list[Origin] = []  # in the order loaded (about their order in memory)
+        index_of: dict[int, int] = {}  # ``id`` of a stand-in -> its index in ``stored``
         untrusted: set[int] = set()
 
         def load(name: str, book: Book | None) -> list[RawEntry]:
@@ -146,9 +147,11 @@ class ScanCache:
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
             stands = cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
             ids = set(map(id, stands))
-            if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
+            if len(ids) < len(stands) or not ids.isdisjoint(index_of):
                 stands = [_order_only(d) for d in stands]
-            origin_of.update(zip(map(id, stands), origins, strict=True))
+            start = len(stored)
+            index_of.update(zip(map(id, stands), range(start, start + len(stands)), strict=True))
+            stored.extend(origins)
             return stands
 
         lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
@@ -160,10 +163,13 @@ class ScanCache:
             persona_entries=lore.persona_entries,
             strategy=strategy,
         )
-        origins = list(map(origin_of.__getitem__, map(id, ordered)))
+        perm = list(map(index_of.__getitem__, map(id, ordered)))
+        origins = list(map(stored.__getitem__, perm))
         keys = untrusted_keys(books.get(n) for n in selected.all_names())
         gate = Gate(policy=self._trust, untrusted=keys, regex=regex)
-        return build_plan(origins, settings, gate=gate, untrusted=frozenset(untrusted))
+        return build_plan(
+            origins, settings, gate=gate, untrusted=frozenset(untrusted), stored=(stored, perm)
+        )
 
 
 def _order_only(data: Mapping[str, JSONValue]) -> RawEntry:

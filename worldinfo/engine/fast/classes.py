@@ -206,11 +206,12 @@ def _alike(columns: Columns, names: list[str]) -> bool:
     not)? One ``itemgetter`` per entry for the fields the first entry holds, and a
     presence test for the others, instead of one column per field: books mostly repeat
     one set of scan settings."""
-    datas = columns.datas
+    datas = columns.stored  # the outcome does not depend on the order: read as loaded
     if not datas:
         return False
     first = datas[0]
-    held = [name for name in names if name in first]
+    wanted = set(names)
+    held = [name for name in first if name in wanted]  # its own key objects: found by identity
     if len(held) < 2 or any(map(columns.held, (n for n in names if n not in first))):
         return False
     try:

@@ -4,6 +4,12 @@ Building a plan reads about two dozen fields of every entry (the class fields, `
 ``key``, ``keysecondary``, ``selective``, ``uid``); read entry by entry, each read is a
 Python step. ``Columns`` reads a field of all entries in one loop the first time it is
 asked for, and keeps the column for the other steps of the build.
+
+The build is memory-bound: the plan's positions are sorted by ``order``, which scatters
+them over memory, and a pass over the dicts in that order waits on the memory for each. Given
+the stored fields in the order they were loaded (``stored``, roughly their order in memory)
+and each position's index there (``perm``), a column is read in that order and then put in
+position order, a list of pointers.
 """
 
 from __future__ import annotations
@@ -26,11 +32,21 @@ class Columns:
         datas: the stored fields of each position (``Entry.data``).
     """
 
-    __slots__ = ("_cols", "_flat", "_gaps", "_gets", "datas", "n")
+    __slots__ = ("_cols", "_flat", "_gaps", "_gets", "_perm", "datas", "n", "stored")
 
-    def __init__(self, datas: Sequence[Mapping[str, JSONValue]]) -> None:
+    def __init__(
+        self,
+        datas: Sequence[Mapping[str, JSONValue]],
+        *,
+        stored: Sequence[Mapping[str, JSONValue]] | None = None,
+        perm: Sequence[int] | None = None,
+    ) -> None:
         self.datas = datas
         self.n = len(datas)
+        self.stored = datas if stored is None or perm is None else stored
+        """The same dicts in the order they were loaded (``datas[i] is stored[perm[i]]``):
+        for passes whose outcome does not depend on the order."""
+        self._perm = None if stored is None else perm
         self._cols: dict[str, Sequence[JSONValue]] = {}
         self._gets: dict[str, Sequence[JSONValue]] = {}
         self._flat: dict[str, Sequence[JSONValue] | None] = {}
@@ -41,14 +57,17 @@ class Columns:
         """The column of field ``name``, by position (read it, never change it)."""
         got = self._cols.get(name)
         if got is None:
+            stored = self.stored
             try:
-                got = [d[name] for d in self.datas]  # a subscript the interpreter specialises
+                got = [d[name] for d in stored]  # a subscript the interpreter specialises
             except KeyError:  # some entry lacks it
-                if any(map(contains, self.datas, repeat(name))):
-                    got = list(map(methodcaller("get", name, ABSENT), self.datas))
+                if any(map(contains, stored, repeat(name))):
+                    got = list(map(methodcaller("get", name, ABSENT), stored))
                 else:
                     got = [ABSENT] * self.n
                 self._gaps.add(name)
+            if self._perm is not None:
+                got = list(map(got.__getitem__, self._perm))
             self._cols[name] = got
         return got
 
@@ -77,7 +96,7 @@ class Columns:
         got = self._cols.get(name)
         if got is not None:
             return name not in self._gaps or got.count(ABSENT) < self.n
-        return any(map(contains, self.datas, repeat(name)))
+        return any(map(contains, self.stored, repeat(name)))
 
     def at(self, positions: Sequence[int] | None, name: str) -> Sequence[JSONValue]:
         """``get(name)`` at ``positions`` only (``None``: every position)."""
