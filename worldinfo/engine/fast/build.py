@@ -102,7 +102,7 @@ def build_plan(
     else:
         loaded = list(map(_DATA, map(_ENTRY, stored[0])))
         columns = Columns(datas, stored=loaded, perm=stored[1])
-    keys = _entry_keys(worlds, columns.get("uid"))
+    keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
         found = classes.all_of(columns, worlds)
@@ -148,11 +148,12 @@ def build_plan(
     return plan
 
 
-def _entry_keys(worlds: list[str], uids: Sequence[JSONValue]) -> list[str]:
+def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
     """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
-    strings = _js.to_strings(list(uids))
-    if len(set(worlds)) == 1:  # one book: one prefix
-        return list(map(f"{worlds[0]}.".__add__, strings))
+    if worlds and worlds.count(worlds[0]) == len(worlds):  # one book: one prefix, any order
+        strings = _js.to_strings(list(columns.get("uid", loaded=True)))
+        return columns.permute(list(map(f"{worlds[0]}.".__add__, strings)))
+    strings = _js.to_strings(list(columns.get("uid")))
     return list(map("{}.{}".format, worlds, strings))
 
 
@@ -164,8 +165,12 @@ def _learn(found: list[Class | None], columns: Columns, prepare: Prepare) -> Non
             chosen: list[int] | None = None
         else:
             chosen = [p for p, c in enumerate(found) if c and id(c.memo) == mid]
-        if chosen is None and not any(columns("keysecondary")):
-            keys = columns.flat("key") or _keys_of(columns.get("key"), columns.get("keysecondary"))
+        if chosen is None:  # every entry, in any order (only the needle ids' order differs)
+            keys = (
+                columns.flat("key", loaded=True)
+                if not any(columns.loaded("keysecondary"))
+                else None
+            ) or _keys_of(columns.get("key", loaded=True), columns.get("keysecondary", loaded=True))
         else:
             keys = _keys_of(columns.at(chosen, "key"), columns.at(chosen, "keysecondary"))
         assert cls.memo is not None

@@ -190,11 +190,12 @@ _NOT_PLAIN = object()
 
 def _plain(columns: Columns) -> list[bool] | None:
     """Is each entry plain (``stored.is_plain``)? ``None``: every entry is."""
-    contents = columns("content")
+    contents: Sequence[JSONValue] = columns.loaded("content")  # any order: the common case
     held = [name for name in NOT_PLAIN if columns.held(name)]
     texts = set(map(type, contents)) == {str}
     if texts and not held and not any(map(str.startswith, contents, repeat("@@"))):
         return None
+    contents = columns("content")
     plain = [type(c) is str and not c.startswith("@@") for c in contents]
     for name in held:
         plain = [p and v is ABSENT for p, v in zip(plain, columns(name), strict=True)]
