@@ -95,13 +95,15 @@ def build_plan(
     prepare = Prepare(settings, needles, trust)
     classes = Classes(prepare, plan)
     policy_keys = trust.untrusted
-    worlds = list(map(_WORLD, origins))
-    datas = list(map(_DATA, map(_ENTRY, origins)))
     if stored is None:
+        worlds = list(map(_WORLD, origins))
+        datas = list(map(_DATA, map(_ENTRY, origins)))
         columns = Columns(datas)
-    else:
-        loaded = list(map(_DATA, map(_ENTRY, stored[0])))
-        columns = Columns(datas, stored=loaded, perm=stored[1])
+    else:  # read in load order, then put in position order (``Columns``)
+        loaded, perm = list(map(_DATA, map(_ENTRY, stored[0]))), stored[1]
+        datas = list(map(loaded.__getitem__, perm))
+        worlds = list(map(list(map(_WORLD, stored[0])).__getitem__, perm))
+        columns = Columns(datas, stored=loaded, perm=perm)
     keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False

@@ -91,7 +91,11 @@ class Classes:
         plain = _plain(columns)
         if plain is not None:
             rows = [r if p else _NOT_PLAIN for r, p in zip(rows, plain, strict=True)]
-        firsts = dict(zip(reversed(rows), range(n - 1, -1, -1), strict=True))
+        firsts: dict[object, int]
+        if plain is None and rows.count(None) == n:  # every entry alike: one class
+            firsts = {None: 0}
+        else:
+            firsts = dict(zip(reversed(rows), range(n - 1, -1, -1), strict=True))
         classes: dict[object, Class | None] = {_NOT_PLAIN: None}
         datas = columns.datas
         for pos in sorted(firsts.values()):
