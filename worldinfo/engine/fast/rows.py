@@ -107,7 +107,6 @@ class _Group:
 
 def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
     """The slots of each entry's ``key`` list, looked up all at once in the class's memo."""
-    listed = group("key")
     stands = group.stands
     memo = cls.memo
     out: list[Slots] | None = None
@@ -127,10 +126,11 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
                 out = [tuple(islice(cut, k)) for k in lengths]
             out = group.permute(out)
             if slots and min(slots) == _MISSING:  # a key the memo lacks (regex, ...)
+                listed = group("key")
                 for i in [i for i, t in enumerate(out) if _MISSING in t]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)
     if out is None:
-        out = [_slots(k, s, cls, prepare) for k, s in zip(listed, stands, strict=True)]
+        out = [_slots(k, s, cls, prepare) for k, s in zip(group("key"), stands, strict=True)]
     return out
 
 
