@@ -12,7 +12,7 @@ import pytest
 
 from worldinfo import _js
 from worldinfo.conformance import generate as gen
-from worldinfo.engine import entry_rules
+from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.fast.build import build_plan
 from worldinfo.engine.fast.classes import SIG_FIELDS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Origin, Plan
@@ -264,3 +264,32 @@ def test_columns_read_in_load_order_give_the_same_plan(seed: int, make: Any) -> 
     )
     assert _facts(reordered) == _facts(plain)
     assert list(reordered.entries) == list(plain.entries)
+
+
+@pytest.mark.parametrize("strategy", [0, 1, 2, "1"])
+def test_merge_order_indexes_the_lists_one_after_the_other(strategy: Any) -> None:
+    """``merge_order`` gives R12's merge as indices into global + character + chat +
+    persona, an entry gathered twice once per list it is in."""
+    rng = random.Random(7)
+    shared: dict[str, Any] = {"order": 5, "id": "shared"}
+    lists: list[list[dict[str, Any]]] = [
+        [{"order": rng.choice([1, 5, 5, 9, None, "x"]), "id": f"{n}{i}"} for i in range(6)]
+        for n in "gcap"
+    ]
+    lists[0].append(shared)
+    lists[1].append(shared)
+    g, c, ch, p = lists
+    sort = _js.sort_desc_by_order
+    merged = (
+        sort(c) + sort(g) if strategy == 1 else sort(g) + sort(c) if strategy == 2 else sort(g + c)
+    )
+    order = gathering.merge_order(
+        global_entries=g,
+        character_entries=c,
+        chat_entries=ch,
+        persona_entries=p,
+        strategy=strategy,
+    )
+    every = g + c + ch + p
+    assert sorted(order) == list(range(len(every)))
+    assert [every[i] for i in order] == sort(ch) + sort(p) + merged
