@@ -99,8 +99,7 @@ def test_the_decorator_list_is_shared_by_the_scan_and_lint(monkeypatch: pytest.M
 
 
 def test_book_gathering_and_sorting_are_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both paths gather through ``gathering.load_lore`` and sort with ``merge_order``
-    (``merge_sorted`` applies it)."""
+    """Both paths gather through ``gathering.load_lore`` and sort with ``merge_order``."""
     merge = gathering.merge_order
 
     def last_only(**lists: Any) -> list[int]:

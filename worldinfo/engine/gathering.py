@@ -231,26 +231,6 @@ def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
     return obj
 
 
-def merge_sorted(
-    *,
-    global_entries: list[dict[str, JSONValue]],
-    character_entries: list[dict[str, JSONValue]],
-    chat_entries: list[dict[str, JSONValue]],
-    persona_entries: list[dict[str, JSONValue]],
-    strategy: JSONValue,
-) -> list[dict[str, JSONValue]]:
-    """Merge the four lore lists by insertion strategy (R12, ``merge_order``)."""
-    every = global_entries + character_entries + chat_entries + persona_entries
-    order = merge_order(
-        global_entries=global_entries,
-        character_entries=character_entries,
-        chat_entries=chat_entries,
-        persona_entries=persona_entries,
-        strategy=strategy,
-    )
-    return list(map(every.__getitem__, order))
-
-
 def merge_order(
     *,
     global_entries: list[dict[str, JSONValue]],
@@ -282,14 +262,16 @@ def merge_order(
 
 def sort_lore(lore: LoadedLore, *, strategy: JSONValue) -> list[dict[str, JSONValue]]:
     """Merge the sources by insertion strategy (R12), then decorate and hash (R13)."""
-    ordered = merge_sorted(
+    every = lore.global_entries + lore.character_entries + lore.chat_entries
+    every += lore.persona_entries
+    order = merge_order(
         global_entries=lore.global_entries,
         character_entries=lore.character_entries,
         chat_entries=lore.chat_entries,
         persona_entries=lore.persona_entries,
         strategy=strategy,
     )
-    return [decorate(e) for e in ordered]
+    return [decorate(every[i]) for i in order]
 
 
 def delay_levels(entries: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:
