@@ -99,11 +99,11 @@ def test_the_decorator_list_is_shared_by_the_scan_and_lint(monkeypatch: pytest.M
 
 
 def test_book_gathering_and_sorting_are_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both paths gather through ``gathering.load_lore`` and sort with ``merge_sorted``."""
-    merge = gathering.merge_sorted
+    """Both paths gather through ``gathering.load_lore`` and sort with ``merge_order``."""
+    merge = gathering.merge_order
 
-    def last_only(**lists: Any) -> list[Any]:
+    def last_only(**lists: Any) -> list[int]:
         return merge(**lists)[-1:]  # keep only the last entry in scan order (uid 2)
 
-    monkeypatch.setattr(gathering, "merge_sorted", last_only)
+    monkeypatch.setattr(gathering, "merge_order", last_only)
     assert _both() == ({2}, {2})

@@ -12,8 +12,9 @@ import pytest
 
 from worldinfo import _js
 from worldinfo.conformance import generate as gen
-from worldinfo.engine import entry_rules
+from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.classes import SIG_FIELDS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Origin, Plan
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.session import Session
@@ -226,3 +227,69 @@ def test_secondary_keys_follow_their_rule_when_every_list_is_empty(
     )
     assert _facts(fast) == _facts(one_by_one)
     assert any(s is not None for s in fast.secondary)
+
+
+def _uniform(seed: int) -> list[Entry]:
+    """Generated entries of one class (the bulk paths), some keys repeated or odd."""
+    rng = random.Random(seed)
+    words = gen.vocabulary(40)
+    shared = {f: v for f, v in gen.entry(0, rng, words).items() if f in SIG_FIELDS}
+    shared.update(disable=False, constant=False, delayUntilRecursion=0)
+    out = []
+    for uid in range(150):
+        data = gen.entry(uid, rng, words)
+        data.update({f: v for f, v in shared.items() if f in data}, keysecondary=[])
+        data.pop("characterFilter", None)
+        if rng.random() < 0.1:
+            data["key"] = [*data["key"], rng.choice(["", "/w1/i", "{{char}}", data["key"][0]])]
+        out.append(Entry(data=data))
+    return out
+
+
+@pytest.mark.parametrize("make", [_entries, _uniform], ids=["mixed", "uniform"])
+@pytest.mark.parametrize("seed", range(4))
+def test_columns_read_in_load_order_give_the_same_plan(seed: int, make: Any) -> None:
+    """A plan whose columns are read in the order the entries were loaded (``stored``)
+    and put back in position order equals one read in position order."""
+    entries = make(seed)
+    origins: list[Origin] = [(e, "Book", []) for e in entries]
+    perm = list(range(len(origins)))
+    random.Random(seed).shuffle(perm)
+    loaded: list[Origin] = [origins[0]] * len(origins)
+    for pos, index in enumerate(perm):  # origins[pos] is loaded[perm[pos]]
+        loaded[index] = origins[pos]
+    plain = build_plan(origins, Settings(), gate=Gate())
+    reordered = build_plan(
+        [(e, "Book", []) for e in entries], Settings(), gate=Gate(), stored=(loaded, perm)
+    )
+    assert _facts(reordered) == _facts(plain)
+    assert list(reordered.entries) == list(plain.entries)
+
+
+@pytest.mark.parametrize("strategy", [0, 1, 2, "1"])
+def test_merge_order_indexes_the_lists_one_after_the_other(strategy: Any) -> None:
+    """``merge_order`` gives R12's merge as indices into global + character + chat +
+    persona, an entry gathered twice once per list it is in."""
+    rng = random.Random(7)
+    shared: dict[str, Any] = {"order": 5, "id": "shared"}
+    lists: list[list[dict[str, Any]]] = [
+        [{"order": rng.choice([1, 5, 5, 9, None, "x"]), "id": f"{n}{i}"} for i in range(6)]
+        for n in "gcap"
+    ]
+    lists[0].append(shared)
+    lists[1].append(shared)
+    g, c, ch, p = lists
+    sort = _js.sort_desc_by_order
+    merged = (
+        sort(c) + sort(g) if strategy == 1 else sort(g) + sort(c) if strategy == 2 else sort(g + c)
+    )
+    order = gathering.merge_order(
+        global_entries=g,
+        character_entries=c,
+        chat_entries=ch,
+        persona_entries=p,
+        strategy=strategy,
+    )
+    every = g + c + ch + p
+    assert sorted(order) == list(range(len(every)))
+    assert [every[i] for i in order] == sort(ch) + sort(p) + merged

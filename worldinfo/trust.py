@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from operator import attrgetter, methodcaller
+from itertools import repeat
+from operator import attrgetter, contains, methodcaller
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -108,7 +109,10 @@ def untrusted_entries(entries: Sequence[Entry]) -> list[Entry]:
     origins = set(map(_ORIGIN, entries))
     if any(o is not None and not o.trusted for o in origins):
         return [e for e in entries if is_untrusted(e)]
-    marked = [ext for ext in map(_EXTENSIONS, map(_DATA, entries)) if isinstance(ext, dict)]
+    datas = list(map(_DATA, entries))
+    if not any(map(contains, datas, repeat("extensions"))):  # the common case, in C
+        return []
+    marked = [ext for ext in map(_EXTENSIONS, datas) if isinstance(ext, dict)]
     if not any(ORIGIN_FIELD in ext for ext in marked):
         return []
     return [e for e in entries if marked_untrusted(e.data)]

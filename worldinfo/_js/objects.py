@@ -164,7 +164,14 @@ _GET_ORDER = operator.methodcaller("get", "order", UNDEFINED)
 
 
 def sort_desc_by_order(items: list[Any]) -> list[Any]:
-    """Stable sort by descending ``order`` as V8 does with ``(a, b) => b.order - a.order``.
+    """Stable sort by descending ``order`` as V8 does with ``(a, b) => b.order - a.order``
+    (``rank_desc_by_order``)."""
+    return list(map(items.__getitem__, rank_desc_by_order(items)))
+
+
+def rank_desc_by_order(items: list[Any]) -> list[int]:
+    """The indices of ``items`` in the order of a stable sort by descending ``order`` as V8
+    does with ``(a, b) => b.order - a.order``.
 
     ``items`` are mappings. A NaN difference (missing or non-numeric order) counts as
     "equal", which only the comparison-driven TimSort reproduces; CPython's ``list.sort``
@@ -173,12 +180,11 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
     orders = list(map(_GET_ORDER, items))
     if set(map(type, orders)) == {int} and min(orders) > -(2**53) and max(orders) < 2**53:
         # ``Number(order)`` is the integer itself: one sort by it, descending and stable
-        ranked = sorted(range(len(items)), key=orders.__getitem__, reverse=True)
-        return list(map(items.__getitem__, ranked))
+        return sorted(range(len(items)), key=orders.__getitem__, reverse=True)
     nums = list(map(to_number, orders))
     if all(math.isfinite(n) for n in nums):
         pairs = sorted(zip(nums, range(len(items)), strict=False), key=lambda p: -p[0])
-        return [items[i] for _, i in pairs]
+        return [i for _, i in pairs]
 
     def cmp(p: tuple[float, int], q: tuple[float, int]) -> int:
         d = q[0] - p[0]
@@ -187,4 +193,4 @@ def sort_desc_by_order(items: list[Any]) -> list[Any]:
         return -1 if d < 0 else 1
 
     pairs = sorted(zip(nums, range(len(items)), strict=False), key=functools.cmp_to_key(cmp))
-    return [items[i] for _, i in pairs]
+    return [i for _, i in pairs]

@@ -231,35 +231,47 @@ def decorate(entry: dict[str, JSONValue]) -> dict[str, JSONValue]:
     return obj
 
 
-def merge_sorted(
+def merge_order(
     *,
     global_entries: list[dict[str, JSONValue]],
     character_entries: list[dict[str, JSONValue]],
     chat_entries: list[dict[str, JSONValue]],
     persona_entries: list[dict[str, JSONValue]],
     strategy: JSONValue,
-) -> list[dict[str, JSONValue]]:
-    """Merge the four lore lists by insertion strategy (R12)."""
-    sort = _js.sort_desc_by_order
+) -> list[int]:
+    """The merge of the four lore lists by insertion strategy (R12), as indices into the
+    lists one after the other (global, character, chat, persona): an entry gathered twice
+    is two indices."""
+    rank = _js.rank_desc_by_order
+    chars = len(global_entries)
+    chat = chars + len(character_entries)
+    persona = chat + len(chat_entries)
+
+    def sort(items: list[dict[str, JSONValue]], start: int) -> list[int]:
+        ranked = rank(items)
+        return list(map(start.__add__, ranked)) if start else ranked
+
     if _js.strict_eq(strategy, 1):
-        merged = sort(character_entries) + sort(global_entries)
+        merged = sort(character_entries, chars) + sort(global_entries, 0)
     elif _js.strict_eq(strategy, 2):
-        merged = sort(global_entries) + sort(character_entries)
+        merged = sort(global_entries, 0) + sort(character_entries, chars)
     else:  # each list sorted on its own is not used (the sort is pure)
-        merged = sort(global_entries + character_entries)
-    return _js.sort_desc_by_order(chat_entries) + _js.sort_desc_by_order(persona_entries) + merged
+        merged = sort(global_entries + character_entries, 0)
+    return sort(chat_entries, chat) + sort(persona_entries, persona) + merged
 
 
 def sort_lore(lore: LoadedLore, *, strategy: JSONValue) -> list[dict[str, JSONValue]]:
     """Merge the sources by insertion strategy (R12), then decorate and hash (R13)."""
-    ordered = merge_sorted(
+    every = lore.global_entries + lore.character_entries + lore.chat_entries
+    every += lore.persona_entries
+    order = merge_order(
         global_entries=lore.global_entries,
         character_entries=lore.character_entries,
         chat_entries=lore.chat_entries,
         persona_entries=lore.persona_entries,
         strategy=strategy,
     )
-    return [decorate(e) for e in ordered]
+    return [decorate(every[i]) for i in order]
 
 
 def delay_levels(entries: Sequence[Mapping[str, JSONValue]]) -> list[JSONValue]:

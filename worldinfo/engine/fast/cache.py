@@ -134,38 +134,33 @@ class ScanCache:
         settings: Settings,
         regex: RegexClock,
     ) -> Plan:
-        origin_of: dict[int, Origin] = {}
+        stored: list[Origin] = []  # in the order loaded (about their order in memory)
         untrusted: set[int] = set()
 
         def load(name: str, book: Book | None) -> list[RawEntry]:
             # What the sort reads of an entry object is its ``order`` (the object is built
             # from the stored entry only when a scan reads it): the stored fields stand in
-            # for it, or a copy of its ``order`` when an entry is gathered twice.
+            # for it. ``stored`` is the four lore lists one after the other, as
+            # ``merge_order`` indexes them.
             origins = self._origins(name, book)
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
-            stands = cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
-            ids = set(map(id, stands))
-            if len(ids) < len(stands) or not ids.isdisjoint(origin_of):
-                stands = [_order_only(d) for d in stands]
-            origin_of.update(zip(map(id, stands), origins, strict=True))
-            return stands
+            stored.extend(origins)
+            return cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
 
         lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
         assert lore is not None  # plan() returned None already for a book without entries
-        ordered = gathering.merge_sorted(
+        perm = gathering.merge_order(
             global_entries=lore.global_entries,
             character_entries=lore.character_entries,
             chat_entries=lore.chat_entries,
             persona_entries=lore.persona_entries,
             strategy=strategy,
         )
-        origins = list(map(origin_of.__getitem__, map(id, ordered)))
+        origins = list(map(stored.__getitem__, perm))
         keys = untrusted_keys(books.get(n) for n in selected.all_names())
         gate = Gate(policy=self._trust, untrusted=keys, regex=regex)
-        return build_plan(origins, settings, gate=gate, untrusted=frozenset(untrusted))
-
-
-def _order_only(data: Mapping[str, JSONValue]) -> RawEntry:
-    """A stand-in holding what the sort reads (``order``, when there is one)."""
-    return {"order": data["order"]} if "order" in data else {}
+        loaded = (stored, perm) if len(perm) == len(stored) else None  # each index once
+        return build_plan(
+            origins, settings, gate=gate, untrusted=frozenset(untrusted), stored=loaded
+        )

@@ -91,7 +91,11 @@ class Classes:
         plain = _plain(columns)
         if plain is not None:
             rows = [r if p else _NOT_PLAIN for r, p in zip(rows, plain, strict=True)]
-        firsts = dict(zip(reversed(rows), range(n - 1, -1, -1), strict=True))
+        firsts: dict[object, int]
+        if plain is None and rows.count(None) == n:  # every entry alike: one class
+            firsts = {None: 0}
+        else:
+            firsts = dict(zip(reversed(rows), range(n - 1, -1, -1), strict=True))
         classes: dict[object, Class | None] = {_NOT_PLAIN: None}
         datas = columns.datas
         for pos in sorted(firsts.values()):
@@ -190,11 +194,12 @@ _NOT_PLAIN = object()
 
 def _plain(columns: Columns) -> list[bool] | None:
     """Is each entry plain (``stored.is_plain``)? ``None``: every entry is."""
-    contents = columns("content")
+    contents: Sequence[JSONValue] = columns.loaded("content")  # any order: the common case
     held = [name for name in NOT_PLAIN if columns.held(name)]
     texts = set(map(type, contents)) == {str}
     if texts and not held and not any(map(str.startswith, contents, repeat("@@"))):
         return None
+    contents = columns("content")
     plain = [type(c) is str and not c.startswith("@@") for c in contents]
     for name in held:
         plain = [p and v is ABSENT for p, v in zip(plain, columns(name), strict=True)]
@@ -206,11 +211,12 @@ def _alike(columns: Columns, names: list[str]) -> bool:
     not)? One ``itemgetter`` per entry for the fields the first entry holds, and a
     presence test for the others, instead of one column per field: books mostly repeat
     one set of scan settings."""
-    datas = columns.datas
+    datas = columns.stored  # the outcome does not depend on the order: read as loaded
     if not datas:
         return False
     first = datas[0]
-    held = [name for name in names if name in first]
+    wanted = set(names)
+    held = [name for name in first if name in wanted]  # its own key objects: found by identity
     if len(held) < 2 or any(map(columns.held, (n for n in names if n not in first))):
         return False
     try:

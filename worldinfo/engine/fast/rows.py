@@ -88,33 +88,49 @@ class _Group:
         col = self(name)
         return list(chain.from_iterable(col)) if set(map(type, col)) == {list} else None
 
+    def loaded(self, name: str) -> tuple[Sequence[JSONValue], Sequence[JSONValue] | None]:
+        """The column of field ``name`` and its ``flat`` items in an order of the group's
+        entries that ``permute`` puts back in position order (for a group of every entry,
+        the order they were loaded in: read faster)."""
+        if self._positions is None:
+            return self._columns.get(name, loaded=True), self._columns.flat(name, loaded=True)
+        return self(name), self.flat(name)
+
+    def permute(self, items: list[Slots]) -> list[Slots]:
+        """``items`` in the order of ``loaded``, put in position order."""
+        return self._columns.permute(items) if self._positions is None else items
+
+    def stored(self) -> Sequence[Mapping[str, JSONValue]]:
+        """The group's stored fields in the order of ``loaded``."""
+        return self._columns.stored if self._positions is None else self.stands
+
 
 def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
     """The slots of each entry's ``key`` list, looked up all at once in the class's memo."""
-    listed = group("key")
     stands = group.stands
     memo = cls.memo
     out: list[Slots] | None = None
-    flat = group.flat("key") if memo is not None else None
+    lists, flat = group.loaded("key") if memo is not None else ((), None)
     if memo is not None and flat is not None:
-        lists = cast("list[list[JSONValue]]", listed)
         try:
             slots = list(map(memo.get, flat, repeat(_MISSING)))
         except TypeError:  # a key that is not hashable (a list, an object)
             slots = []
         if len(slots) == len(flat):
-            lengths = list(map(len, lists))
+            lengths = list(map(len, cast("list[list[JSONValue]]", lists)))
             width = lengths[0] if lengths else 0
             cut = iter(slots)
             if width and lengths.count(width) == len(lengths):
                 out = list(zip(*[cut] * width, strict=False))  # the tuples, cut in C
             else:
                 out = [tuple(islice(cut, k)) for k in lengths]
+            out = group.permute(out)
             if slots and min(slots) == _MISSING:  # a key the memo lacks (regex, ...)
+                listed = group("key")
                 for i in [i for i, t in enumerate(out) if _MISSING in t]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)
     if out is None:
-        out = [_slots(k, s, cls, prepare) for k, s in zip(listed, stands, strict=True)]
+        out = [_slots(k, s, cls, prepare) for k, s in zip(group("key"), stands, strict=True)]
     return out
 
 
@@ -147,11 +163,11 @@ def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
     """``secondary_keys`` of each entry when every ``keysecondary`` is an empty list and the
     rule, run on one entry per distinct ``selective`` value, reads only those two fields and
     gives ``None`` (then it gives ``None`` for each entry); else ``None``: ask each entry."""
-    lists = group("keysecondary")
+    lists = group.loaded("keysecondary")[0]  # the outcome does not depend on the order
     if set(map(type, lists)) != {list} or any(lists):
         return None
-    stands = group.stands
-    values = group("selective")
+    stands = group.stored()
+    values = group.loaded("selective")[0]
     firsts: list[int]
     if len(set(map(type, values))) == 1 and values.count(values[0]) == len(values):
         firsts = [0]  # one (type, value) pair throughout
@@ -167,4 +183,4 @@ def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
             return None
         if not read <= _SECONDARY_FIELDS:
             return None
-    return [None] * len(stands)
+    return [None] * len(group.stands)
