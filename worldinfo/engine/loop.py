@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from worldinfo import _js
+from worldinfo._collector import collector_paused
 from worldinfo._js import JSError, JSONValue
 from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
@@ -105,31 +106,32 @@ def check(
     """
     timed_state = normalise(timed_world_info)
     try:
-        return _check(
-            books,
-            chat,
-            selection=selection,
-            settings=settings,
-            max_context=max_context,
-            rng=rng,
-            scan_data=scan_data,
-            inject=inject,
-            timed_state=timed_state,
-            dry_run=dry_run,
-            character=character,
-            forced=forced,
-            authors_note_text=authors_note_text,
-            count_tokens=count_tokens,
-            substitute=substitute,
-            regex_hook=regex_hook,
-            sources=sources,
-            context=context,
-            trace=trace,
-            cache=cache if not sources else None,
-            trust=trust,
-            regex_limits=regex_limits,
-            regex_memo=regex_memo,
-        )
+        with collector_paused():  # see ``_collector``: a scan makes containers, no cycles
+            return _check(
+                books,
+                chat,
+                selection=selection,
+                settings=settings,
+                max_context=max_context,
+                rng=rng,
+                scan_data=scan_data,
+                inject=inject,
+                timed_state=timed_state,
+                dry_run=dry_run,
+                character=character,
+                forced=forced,
+                authors_note_text=authors_note_text,
+                count_tokens=count_tokens,
+                substitute=substitute,
+                regex_hook=regex_hook,
+                sources=sources,
+                context=context,
+                trace=trace,
+                cache=cache if not sources else None,
+                trust=trust,
+                regex_limits=regex_limits,
+                regex_memo=regex_memo,
+            )
     except JSError as exc:
         return ScanResult(error=str(exc), timed_world_info=timed_state, forced_consumed=False)
 
