@@ -9,14 +9,23 @@ of the plain case (the same text again) is measured beside it, and every turn is
 against the straightforward path (``scan_cache = None``), ``timedWorldInfo`` included.
 
     python bench/later_turns.py [--turns 8] [--repeats 5] [--json]
+    python bench/later_turns.py --instructions [--base /work/wt/base]   # valgrind
+
+``--instructions`` counts, under callgrind, the instructions of each turn and of the steady
+scan in one child process per checkout (``--dump-before`` a marker call between scans, so
+set-up is not counted): unlike CPU time, the count does not move with the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -102,6 +111,78 @@ def measure(path: Path, *, turns: int, repeats: int) -> dict[str, Any]:
     }
 
 
+def _marked(path: Path, *, turns: int) -> list[str]:
+    """Run the steady scan and the turns, calling the marker (``os.getppid``) around each
+    scan; return the label of each interval between markers (``""``: not counted)."""
+    case = parse_json(path.read_bytes())
+    labels: list[str] = []
+    books = session_for(case).books
+    cache = ScanCache()
+    for k in range(5):  # two scans to warm the cache, then three steady ones
+        session = scan_turns._session(case, books)
+        session.scan_cache = cache
+        os.getppid()
+        labels.append("" if k < 2 else "steady")
+        scan_turns._step(session, case["steps"][0])
+    variant = scan_turns.timed_variant(case)
+    chat = variant["chat"]
+    books = session_for(variant).books
+    session = scan_turns._session(variant, books)
+    session.scan_cache = ScanCache()
+    steps = [{"type": "normal"}] + [
+        {"type": "normal", "append": [chat[-k]]} for k in range(1, turns)
+    ]
+    for i, step in enumerate(steps):
+        os.getppid()
+        labels.append(f"turn {i + 1}")
+        scan_turns._step(session, step)
+    os.getppid()
+    labels.append("")
+    return labels
+
+
+def instructions(path: Path, *, turns: int, roots: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """Instructions of each turn and of the steady scan (median of three) per checkout."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH")
+    out: dict[str, dict[str, int]] = {}
+    for name, root in roots.items():
+        env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+        with tempfile.TemporaryDirectory() as tmp:
+            argv = [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
+            argv += ["--dump-before=getppid", sys.executable, __file__, "--marked"]
+            argv += ["--large", str(path.resolve()), "--turns", str(turns)]
+            done = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
+            labels = json.loads(done.stdout.splitlines()[-1])
+            counts = []
+            for k in range(1, len(labels) + 1):  # dump k: from marker k-1 to marker k
+                dump = Path(tmp) / f"cg.out.{k}"
+                total = next(ln for ln in dump.read_text().splitlines() if ln.startswith("totals:"))
+                counts.append(int(total.split()[1]))
+        got: dict[str, list[int]] = defaultdict(list)
+        for label, count in zip(labels, counts[1:], strict=False):  # dump 1: the set-up
+            if label:
+                got[label].append(count)
+        out[name] = {label: int(statistics.median(v)) for label, v in got.items()}
+    return out
+
+
+def render_instructions(got: dict[str, dict[str, int]]) -> list[str]:
+    """One row per scan: millions of instructions per checkout, their ratio, and the last
+    checkout's count against its steady scan."""
+    names = list(got)
+    lines = ["| scan | " + " | ".join(f"{n} (M instr)" for n in names) + " | ratio |"]
+    lines.append("| --- " * (len(names) + 2) + "|")
+    for label in got[names[0]]:
+        cells = [got[n].get(label, 0) / 1e6 for n in names]
+        ratio = f"{cells[-1] / cells[0]:.2f}x" if len(cells) > 1 and cells[0] else ""
+        steady = got[names[-1]].get("steady", 0)
+        ratio += f" ({got[names[-1]][label] / steady:.2f}x steady)" if steady else ""
+        lines.append(f"| {label} | " + " | ".join(f"{c:.1f}" for c in cells) + f" | {ratio} |")
+    return lines
+
+
 def render(got: dict[str, Any]) -> list[str]:
     """The figures as Markdown: one row per turn, one column per phase."""
     labels = [label for _, _, label in PHASES]
@@ -125,7 +206,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="count, under valgrind")
+    parser.add_argument("--base", type=Path, help="with --instructions: also this checkout")
+    parser.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.marked:
+        print(json.dumps(_marked(args.large, turns=max(2, args.turns))))
+        return 0
+    if args.instructions:
+        roots = {"this": Path(__file__).resolve().parent.parent}
+        if args.base is not None:
+            roots = {"base": args.base.resolve(), **roots}
+        counts = instructions(args.large, turns=max(2, args.turns), roots=roots)
+        print(json.dumps(counts) if args.json else "\n".join(render_instructions(counts)))
+        return 0
     got = measure(args.large, turns=max(2, args.turns), repeats=max(1, args.repeats))
     print(json.dumps(got, indent=1) if args.json else "\n".join(render(got)))
     return 0 if got["ok"] else 1

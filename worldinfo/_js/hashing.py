@@ -51,6 +51,8 @@ _LANE = 8
 """Bytes per lane of ``string_hashes``: a 32-bit state times a 32-bit constant fits in 64 bits."""
 _BATCH_BYTES = 1 << 22
 """Scratch memory of one ``string_hashes`` batch (code units x lanes x ``_LANE``)."""
+_STEPS = 128
+"""Steps of ``_lanes`` whose code units are read into integers together."""
 _MAX_LANES = 512
 _MIN_LANES = 4
 """Fewer strings than this are hashed one by one: the lanes cost about as many
@@ -102,21 +104,23 @@ def _lanes(units: list[bytes]) -> list[int]:
     h2 = int.from_bytes((0x41C6CE57).to_bytes(_LANE, "little") * n, "little")
     mask = int.from_bytes(b"\xff\xff\xff\xff\x00\x00\x00\x00" * n, "little")
     states: list[tuple[int, int]] = [(0, 0)] * n
-    active = n
-    for step in range(lengths[0] + 1):
-        live = active
-        while live and lengths[live - 1] <= step:
+    active, step, from_bytes = n, 0, int.from_bytes
+    while active:
+        # Up to where the shortest live lane ends, the same lanes advance: their code
+        # units are read as integers a block of steps at a time, outside the loop.
+        stop, width = lengths[active - 1], active * _LANE
+        for lo in range(step * row, stop * row, _STEPS * row):
+            hi = min(lo + _STEPS * row, stop * row)
+            for c in [from_bytes(view[k : k + width], "little") for k in range(lo, hi, row)]:
+                h1 = ((h1 ^ c) * 2654435761) & mask
+                h2 = ((h2 ^ c) * 1597334677) & mask
+        step, live = stop, active
+        while live and lengths[live - 1] <= step:  # lanes live..active-1 have ended
             live -= 1
-        if live != active:  # lanes live..active-1 have no more code units
-            bits = _LANE * 8 * live
-            _unpack(h1 >> bits, h2 >> bits, states, live, active)
-            keep = (1 << bits) - 1
-            h1, h2, mask, active = h1 & keep, h2 & keep, mask & keep, live
-        if not active:
-            break
-        c = int.from_bytes(view[step * row : step * row + active * _LANE], "little")
-        h1 = ((h1 ^ c) * 2654435761) & mask
-        h2 = ((h2 ^ c) * 1597334677) & mask
+        bits = _LANE * 8 * live
+        _unpack(h1 >> bits, h2 >> bits, states, live, active)
+        keep = (1 << bits) - 1
+        h1, h2, mask, active = h1 & keep, h2 & keep, mask & keep, live
     return [_final(a, b) for a, b in states]
 
 

@@ -10,7 +10,14 @@ import re
 from collections.abc import Callable, Iterable
 
 from worldinfo._js.bounds import DEFAULT_JSON_BOUNDS, JSONBounds, check_json_bounds
-from worldinfo._js.values import UNDEFINED, JSONValue, format_number, number_value, to_number
+from worldinfo._js.values import (
+    MAX_SAFE_INTEGER,
+    UNDEFINED,
+    JSONValue,
+    format_number,
+    number_value,
+    to_number,
+)
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -119,8 +126,38 @@ def _quote(s: str) -> str:
     return '"' + _NEEDS_ESC.sub(esc, s) + '"'
 
 
+_DUMPS = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+).encode
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _dumps_alike(value: JSONValue) -> bool:
+    """Does the C ``json`` encoder write ``value`` as ``stringify`` does? Strings, booleans,
+    ``null``, safe integers, lists and objects without index-like keys (kept in insertion
+    order by both): the escapes are the same (``"``, ``\\``, the control characters, lowercase
+    ``\\u00xx``) but for lone surrogates, which the caller checks in the output."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
+    if kind is list:
+        return all(map(_dumps_alike, value))
+    if kind is dict:
+        obj: dict[str, JSONValue] = value
+        return all(type(k) is str and not k[:1].isdigit() for k in obj) and all(
+            map(_dumps_alike, obj.values())
+        )
+    return False  # floats (``1.0`` is ``1``), ``undefined``, anything else
+
+
 def stringify(value: JSONValue) -> str:
     """Compact ``JSON.stringify`` with JavaScript number formatting and key order."""
+    if type(value) is dict and _dumps_alike(value):  # an entry to hash: the C encoder
+        text = _DUMPS(value)
+        if text.isascii() or not _SURROGATE.search(text):
+            return text
     if value is None:
         return "null"
     if value is True:

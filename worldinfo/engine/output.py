@@ -60,8 +60,10 @@ def assemble(
             got = recent.get(key, lambda: assemble(activated, facts=facts))
             if isinstance(got, Assembled):
                 return got
-    if facts is not None and all(f is not None and math.isfinite(f.order) for f in facts):
-        return _assemble_prepared(activated, [f for f in facts if f is not None], regex_hook)
+    if facts is not None and None not in facts:
+        ready: list[Facts] = facts  # type: ignore[assignment]  # no ``None`` in it
+        if all(map(math.isfinite, [f.order for f in ready])):
+            return _assemble_prepared(activated, ready, regex_hook)
     out = Assembled()
     for entry in _js.sort_desc_by_order(list(activated)):
         position = entry.get("position", UNDEFINED)
@@ -103,11 +105,16 @@ def _assemble_prepared(
     out = Assembled()
     # ``sort_desc_by_order`` with every order finite: a stable sort on the number.
     ranked = sorted(range(len(facts)), key=[-f.order for f in facts].__getitem__)
-    front: dict[int, list[str]] = {0: out.before, 1: out.after, 2: out.an_top, 3: out.an_bottom}
+    front = (out.before, out.after, out.an_top, out.an_bottom)  # buckets 0-3
+    contents: list[JSONValue] = [e.get("content", "") for e in activated]
     for i in ranked:
         f = facts[i]
         bucket = f.bucket
-        content: JSONValue = activated[i].get("content", "")
+        content = contents[i]
+        if regex_hook is None and 0 <= bucket < AT_DEPTH and type(content) is str:
+            if content:  # the usual entry: a string for one of the four lists
+                front[bucket].append(content)
+            continue
         if regex_hook is not None and isinstance(content, str):
             content = regex_hook(content, f.depth if bucket == AT_DEPTH else None)
         if bucket == NO_BUCKET:  # the hook still saw it, as in ``assemble``

@@ -114,10 +114,11 @@ def _choosers(scan: WorkingState, fast: FastScan) -> tuple[Nominate, Nominate]:
     (an entry that is not ``PLAIN`` in this scan; each object once), ``keyed`` tests the keys
     of a ``PLAIN`` entry with secondary or regex keys, not active nor failed."""
     entries = scan.entries
+    keys = fast.plan.keys
     seen: set[int] = set()
 
     def full(pos: int) -> RawEntry | None:
-        chosen, _ = _select(scan, entries[pos])
+        chosen, _ = _select(scan, entries[pos], key=keys[pos])
         if chosen is None or id(chosen) in seen:
             return None
         seen.add(id(chosen))
@@ -219,9 +220,12 @@ def _filtered_by_character(scan: WorkingState, entry: RawEntry) -> str:
     return ""
 
 
-def _select(scan: WorkingState, entry: RawEntry) -> tuple[RawEntry | None, str]:
-    """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why."""
-    key = entry_key(entry)
+def _select(
+    scan: WorkingState, entry: RawEntry, *, key: str | None = None
+) -> tuple[RawEntry | None, str]:
+    """R31: the checks in SillyTavern's order; the object to nominate (or ``None``) and why
+    (``key``: the entry's ``entry_key``, when the plan knows it)."""
+    key = entry_key(entry) if key is None else key
     if id(entry) in scan.failed:
         return None, "failed_before"
     if key in scan.activated:

@@ -29,7 +29,7 @@ Nominate = Callable[[int], RawEntry | None]
 More = Callable[[list[RawEntry]], bool]
 """Append the next candidates (at least one) to the list; ``False`` when none are left."""
 FIRST_CHUNK = 64
-LAST_CHUNK = 1024
+LAST_CHUNK = 256
 """Visited positions per chunk: the first chunk, doubling per chunk up to the last."""
 _FULL_ONLY = bytes(1 if b == FULL else 0 for b in range(256))
 _PLAIN_ONLY = bytes(1 if b == PLAIN else 0 for b in range(256))

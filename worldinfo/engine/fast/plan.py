@@ -193,9 +193,9 @@ class Plan:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
         it: a scan without timed effects never reads the hash of an entry it does not
         activate, and activated entries get theirs when the result is read."""
-        entry, world, memo = self.origins[pos]
+        memo = self.origins[pos][2]
         if not memo:
-            memo.append(entry_hash(decorated_object(entry, world, trust=self.trust)))
+            memo.append(entry_hash(self._unhashed(pos)))
         if not self.hashed[pos]:
             self.entries[pos]["hash"] = memo[0]
             self.hashed[pos] = 1
@@ -206,16 +206,21 @@ class Plan:
         one batch (``entry_hashes``)."""
         todo = [p for p in positions if not self.origins[p][2]]
         if len(todo) > 1:
-            objs = [
-                decorated_object(e, w, trust=self.trust)
-                for e, w, _ in map(self.origins.__getitem__, todo)
-            ]
+            objs = list(map(self._unhashed, todo))
             for pos, h in zip(todo, entry_hashes(objs), strict=True):
                 memo = self.origins[pos][2]
                 if not memo:  # an entry selected twice shares its origin
                     memo.append(h)
         for pos in positions:
             self.ensure_hash(pos)
+
+    def _unhashed(self, pos: int) -> RawEntry:
+        """The decorated object of the entry at ``pos`` before its ``hash``: the plan's own
+        when it is built and not hashed yet (nothing else is ever written to it)."""
+        made = self.entries.made[pos]
+        if made is not None and not self.hashed[pos]:
+            return made
+        return decorated_object(*self.origins[pos][:2], trust=self.trust)
 
     def ensure_all_hashes(self) -> None:
         """Hash every entry and index them all by hash."""

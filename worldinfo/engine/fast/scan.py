@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import compress
+from operator import itemgetter
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
@@ -204,14 +205,18 @@ class FastScan:
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
             table = self.plan.facts.codes(len(self.plan.keys))
-            got = bytes(map(table.__getitem__, visit.positions))
+            positions = visit.positions
+            pick = itemgetter(*positions) if len(positions) > 1 else None  # a tuple of them
+            got = bytes(pick(table) if pick else map(table.__getitem__, positions))
             if UNSEEN in got:  # the plan's codes of positions no visit list held before
                 plan = self.plan
                 plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
-                for p in compress(visit.positions, got.translate(_UNSEEN_ONLY)):
+                out = bytearray(got)
+                for i in compress(range(len(got)), got.translate(_UNSEEN_ONLY)):
+                    p = positions[i]
                     simple = secondary[p] is None and p not in regex
-                    table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
-                got = bytes(map(table.__getitem__, visit.positions))
+                    out[i] = table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
+                got = bytes(out)
             visit.codes = got
         return visit.codes
 
