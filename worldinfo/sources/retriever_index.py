@@ -67,6 +67,17 @@ class RetrieverIndex:
             self.post[1].append(array(IDS))
         return wid
 
+    def add_words(self, words: Iterable[str]) -> None:
+        """Give the new ones of ``words`` ids in order, as ``word_id`` one by one would."""
+        known = self.word_ids
+        new = [w for w in dict.fromkeys(words) if w not in known]
+        if new:
+            known.update(zip(new, itertools.count(len(self.words))))
+            self.words.extend(new)
+            self._counts.extend(itertools.repeat(0, len(new)))
+            for postings in self.post:
+                postings.extend(map(array, itertools.repeat(IDS, len(new))))
+
     def forget_words(self, first: int) -> None:
         """Drop the words from id ``first`` on (undoes ids taken by a write that failed).
 

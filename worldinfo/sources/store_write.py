@@ -92,7 +92,7 @@ def prepare(
     kept: list[NewExchange] = []
     stored = index.by_ref
     for user, reply, ref, stamp in items:
-        when = optional_timestamp(stamp)
+        when = None if stamp is None else optional_timestamp(stamp)
         if ref in stored or ref in seen or is_system_exchange(user):
             wanted.append(None)
             continue
@@ -128,26 +128,28 @@ def write_exchanges(
     raw = blob(ids)  # every token blob is a slice of this one
     records: list[Record] = []
     rows: list[tuple[object, ...]] = []
-    for k, ex in enumerate(batch.exchanges):
-        a, b, c = cuts[2 * k] + 1, cuts[2 * k + 1], cuts[2 * k + 2]
-        rec = Record(
-            id=first_id + k,
-            source_ref=ex.source_ref,
-            user=ex.user,
-            reply=ex.reply,
-            user_tokens=ids[a:b],
-            reply_tokens=ids[b + 1 : c],
-            timestamp=ex.timestamp,
+    halves = zip(batch.exchanges, itertools.count(first_id), cuts[::2], cuts[1::2], cuts[2::2])
+    for ex, rid, a, b, c in halves:  # user tokens at a+1..b-1, reply tokens at b+1..c-1
+        when = ex.timestamp
+        records.append(
+            Record(
+                id=rid,
+                source_ref=ex.source_ref,
+                user=ex.user,
+                reply=ex.reply,
+                user_tokens=ids[a + 1 : b],
+                reply_tokens=ids[b + 1 : c],
+                timestamp=when,
+            )
         )
-        records.append(rec)
-        stamp = ex.timestamp and ex.timestamp.isoformat()
+        stamp = None if when is None else when.isoformat()
         rows.append(
             (
-                rec.id,
+                rid,
                 ex.source_ref,
                 ex.user,
                 ex.reply,
-                raw[4 * a : 4 * b],
+                raw[4 * a + 4 : 4 * b],
                 raw[4 * b + 4 : 4 * c],
                 stamp,
             )
@@ -170,14 +172,19 @@ def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> a
     for at in separators:
         ids[at] = 0
     raw = ids.tobytes()
+    new_at = []
     at = raw.find(_NEW_BYTES)
     while at >= 0:
         if at % 4 == 0:
-            i = at // 4
-            ids[i] = index.word_id(words[i])
+            new_at.append(at // 4)
             at = raw.find(_NEW_BYTES, at + 4)
         else:
             at = raw.find(_NEW_BYTES, at + 1)
+    if new_at:
+        index.add_words(map(words.__getitem__, new_at))  # ids by first appearance
+        word_ids = index.word_ids
+        for i in new_at:
+            ids[i] = word_ids[words[i]]
     return ids
 
 
