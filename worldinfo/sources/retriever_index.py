@@ -7,9 +7,8 @@ query, moves the cache to the current set by walking only the postings of the wo
 status changed (the set of stop-words changes by a word or two between turns). Postings keep
 one entry per occurrence, so that walk adjusts L by exactly the word's occurrences.
 
-Word counts are kept up to date per add, except after a bulk add (more tokens than there are
-words) into postings that hold no deleted record: there a word's count is the length of its
-postings, read off for every word at once when the counts are next read.
+Counts are updated per add, but a bulk add (more tokens than words) into postings free of
+deleted records leaves them to be read off the postings' lengths when next read.
 
 Deleted records stay in the postings (skipped when reached) until they outnumber the live
 ones, then the postings are compacted; ids are never reused.
@@ -69,10 +68,8 @@ class RetrieverIndex:
 
     def add_words(self, words: Iterable[str]) -> None:
         """Give the new ones of ``words`` ids in order, as ``word_id`` one by one would."""
-        known = self.word_ids
-        new = [w for w in dict.fromkeys(words) if w not in known]
-        if new:
-            known.update(zip(new, itertools.count(len(self.words))))
+        if new := [w for w in dict.fromkeys(words) if w not in self.word_ids]:
+            self.word_ids.update(zip(new, itertools.count(len(self.words))))
             self.words.extend(new)
             self._counts.extend(itertools.repeat(0, len(new)))
             for postings in self.post:
