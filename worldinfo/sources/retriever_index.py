@@ -7,6 +7,9 @@ query, moves the cache to the current set by walking only the postings of the wo
 status changed (the set of stop-words changes by a word or two between turns). Postings keep
 one entry per occurrence, so that walk adjusts L by exactly the word's occurrences.
 
+Counts are updated per add, but a bulk add (more tokens than words) into postings free of
+deleted records leaves them to be read off the postings' lengths when next read.
+
 Deleted records stay in the postings (skipped when reached) until they outnumber the live
 ones, then the postings are compacted; ids are never reused.
 """
@@ -15,45 +18,16 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
 
-from worldinfo._record import record
 from worldinfo.sources.retriever_keywords import is_stopword, stopword_limit
+from worldinfo.sources.retriever_record import IDS, Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
 
 _DEFAULTS = RetrieverSettings()
-
-IDS = "I"
-"""Typecode of the id arrays (token ids, postings): 4-byte unsigned. Storing an item into an
-array of a signed code goes through the argument parser; an unsigned one converts directly,
-about 4x cheaper per append, ``fromlist`` item or ``array(code, iterable)`` item. Ids are
-never negative; the bytes of a value below 2**31 are those of the signed code."""
-
-
-@record
-class Record:
-    """One ingested exchange (F1).
-
-    Args:
-        id: monotonic, never reused.
-        source_ref: the exchange's identity in its chat (idempotency and undo key).
-        user: the user's text.
-        reply: the character's reply.
-        user_tokens: word ids of the user text, in order, repeats kept.
-        reply_tokens: word ids of the reply, likewise.
-        timestamp: when the exchange happened (``timestamps.parse_timestamp``), if known.
-    """
-
-    id: int
-    source_ref: str
-    user: str
-    reply: str
-    user_tokens: array[int]
-    reply_tokens: array[int]
-    timestamp: datetime | None = None
 
 
 class RetrieverIndex:
@@ -63,7 +37,8 @@ class RetrieverIndex:
         self.stop_rule = settings
         self.words: list[str] = []
         self.word_ids: dict[str, int] = {}
-        self.counts: list[int] = []
+        self._counts: list[int] = []
+        self._recount = False  # counts to be read off the postings (see ``add_many``)
         self.total = 0
         self.records: dict[int, Record] = {}
         self.by_ref: dict[str, int] = {}
@@ -86,10 +61,19 @@ class RetrieverIndex:
             wid = len(self.words)
             self.words.append(word)
             self.word_ids[word] = wid
-            self.counts.append(0)
+            self._counts.append(0)
             self.post[0].append(array(IDS))
             self.post[1].append(array(IDS))
         return wid
+
+    def add_words(self, words: Iterable[str]) -> None:
+        """Give the new ones of ``words`` ids in order, as ``word_id`` one by one would."""
+        if new := [w for w in dict.fromkeys(words) if w not in self.word_ids]:
+            self.word_ids.update(zip(new, itertools.count(len(self.words))))
+            self.words.extend(new)
+            self._counts.extend(itertools.repeat(0, len(new)))
+            for postings in self.post:
+                postings.extend(map(array, itertools.repeat(IDS, len(new))))
 
     def forget_words(self, first: int) -> None:
         """Drop the words from id ``first`` on (undoes ids taken by a write that failed).
@@ -98,8 +82,17 @@ class RetrieverIndex:
         """
         for word in self.words[first:]:
             del self.word_ids[word]
-        del self.words[first:], self.counts[first:]
+        del self.words[first:], self._counts[first:]
         del self.post[0][first:], self.post[1][first:]
+
+    @property
+    def counts(self) -> list[int]:
+        """Occurrences of each word (by id) in the live records."""
+        if self._recount:
+            self._recount = False
+            lengths = map(len, self.post[0]), map(len, self.post[1])
+            self._counts[:] = map(operator.add, *lengths)
+        return self._counts
 
     def lookup(self, word: str) -> tuple[int, int] | None:
         """Return (id, count) of a known word, or ``None``."""
@@ -152,15 +145,19 @@ class RetrieverIndex:
             total += sum(lengths)
         if self._stop:  # counted against the stop-words of the next sync, once
             self._unkept.extend(rids)
-        # counting in C (one hash per token), then one update per distinct word
-        added = Counter(itertools.chain.from_iterable(_halves(records)))
-        counts = self.counts
-        for wid, n in added.items():
-            counts[wid] += n
-        if len(added) > len(counts) // 4:  # most words moved: the next sync checks every one
-            self._full_check = True
-        elif not self._full_check:  # (else the next sync checks every word anyway)
-            self._dirty.update(added)
+        if self._recount or (total - self.total > len(self._counts) and not self._dead_postings):
+            # a bulk add: no postings of deleted records, so a word's count is the length of
+            # its postings; read off once, for every word, when next needed (``counts``)
+            self._recount = self._full_check = True
+        else:  # counting in C (one hash per token), then one update per distinct word
+            added = Counter(itertools.chain.from_iterable(_halves(records)))
+            counts = self.counts
+            for wid, n in added.items():
+                counts[wid] += n
+            if len(added) > len(counts) // 4:  # most words moved: the next sync checks all
+                self._full_check = True
+            elif not self._full_check:  # (else the next sync checks every word anyway)
+                self._dirty.update(added)
         self.total = total
         for rec in records:
             self.records[rec.id] = rec
@@ -175,9 +172,10 @@ class RetrieverIndex:
         del self.by_ref[record.source_ref]
         i = bisect.bisect_left(self.live_ids, rid)
         del self.live_ids[i]
+        counts = self.counts
         for tokens in (record.user_tokens, record.reply_tokens):
             for wid in tokens:
-                self.counts[wid] -= 1
+                counts[wid] -= 1
             self._dirty.update(tokens)
         self.total -= len(record.user_tokens) + len(record.reply_tokens)
         self._full_check = True
@@ -296,3 +294,6 @@ def _halves(records: Sequence[Record]) -> Iterator[array[int]]:
 def token_ids(index: RetrieverIndex, tokens: Sequence[str]) -> array[int]:
     """Map tokens to word ids, adding new words to the table."""
     return array(IDS, map(index.word_id, tokens))
+
+
+__all__ = ["IDS", "Record", "RetrieverIndex", "token_ids"]

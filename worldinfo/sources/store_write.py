@@ -12,7 +12,6 @@ reply, exchange by exchange: the ids one-by-one ingests would give. Record ids c
 from __future__ import annotations
 
 import itertools
-import operator
 import sqlite3
 from array import array
 from collections.abc import Container, Sequence
@@ -93,7 +92,7 @@ def prepare(
     kept: list[NewExchange] = []
     stored = index.by_ref
     for user, reply, ref, stamp in items:
-        when = optional_timestamp(stamp)
+        when = None if stamp is None else optional_timestamp(stamp)
         if ref in stored or ref in seen or is_system_exchange(user):
             wanted.append(None)
             continue
@@ -129,26 +128,28 @@ def write_exchanges(
     raw = blob(ids)  # every token blob is a slice of this one
     records: list[Record] = []
     rows: list[tuple[object, ...]] = []
-    for k, ex in enumerate(batch.exchanges):
-        a, b, c = cuts[2 * k] + 1, cuts[2 * k + 1], cuts[2 * k + 2]
-        rec = Record(
-            id=first_id + k,
-            source_ref=ex.source_ref,
-            user=ex.user,
-            reply=ex.reply,
-            user_tokens=ids[a:b],
-            reply_tokens=ids[b + 1 : c],
-            timestamp=ex.timestamp,
+    halves = zip(batch.exchanges, itertools.count(first_id), cuts[::2], cuts[1::2], cuts[2::2])
+    for ex, rid, a, b, c in halves:  # user tokens at a+1..b-1, reply tokens at b+1..c-1
+        when = ex.timestamp
+        records.append(
+            Record(
+                id=rid,
+                source_ref=ex.source_ref,
+                user=ex.user,
+                reply=ex.reply,
+                user_tokens=ids[a + 1 : b],
+                reply_tokens=ids[b + 1 : c],
+                timestamp=when,
+            )
         )
-        records.append(rec)
-        stamp = ex.timestamp and ex.timestamp.isoformat()
+        stamp = None if when is None else when.isoformat()
         rows.append(
             (
-                rec.id,
+                rid,
                 ex.source_ref,
                 ex.user,
                 ex.reply,
-                raw[4 * a : 4 * b],
+                raw[4 * a + 4 : 4 * b],
                 raw[4 * b + 4 : 4 * c],
                 stamp,
             )
@@ -163,21 +164,29 @@ def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> a
     """Word ids of ``words`` (0 at the ``separators``); a new word gets the next id where it
     first appears.
 
-    One dictionary pass over the whole batch; only the positions of new words (rare once a
-    chat has some history) are visited one by one.
+    One dictionary pass over the whole batch, an unknown word giving ``_NEW`` (no valid id:
+    ids stay below 2**31). Those positions are found by a byte search of the array (every
+    4-byte window of ``FF``s at a multiple of 4 is one), and only they are visited one by one.
     """
-    ids = list(map(index.word_ids.get, words))
+    ids = array(IDS, map(index.word_ids.get, words, itertools.repeat(_NEW)))
     for at in separators:
         ids[at] = 0
-    out = array(IDS)
-    try:
-        out.fromlist(ids)  # type: ignore[arg-type]  # raises on a None (a new word)
-    except TypeError:
-        new_at = list(itertools.compress(range(len(ids)), map(operator.is_, ids, _NONES)))
+    raw = ids.tobytes()
+    new_at = []
+    at = raw.find(_NEW_BYTES)
+    while at >= 0:
+        if at % 4 == 0:
+            new_at.append(at // 4)
+            at = raw.find(_NEW_BYTES, at + 4)
+        else:
+            at = raw.find(_NEW_BYTES, at + 1)
+    if new_at:
+        index.add_words(map(words.__getitem__, new_at))  # ids by first appearance
+        word_ids = index.word_ids
         for i in new_at:
-            ids[i] = index.word_id(words[i])
-        out.fromlist(ids)  # type: ignore[arg-type]  # no None left
-    return out
+            ids[i] = word_ids[words[i]]
+    return ids
 
 
-_NONES = itertools.repeat(None)
+_NEW = 2**32 - 1
+_NEW_BYTES = array(IDS, [_NEW]).tobytes()
