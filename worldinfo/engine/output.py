@@ -110,27 +110,26 @@ def _assemble_prepared(
     for i in ranked:
         f = facts[i]
         bucket = f.bucket
-        content = contents[i]
-        if regex_hook is None and 0 <= bucket < AT_DEPTH and type(content) is str:
-            if content:  # the usual entry: a string for one of the four lists
-                front[bucket].append(content)
-            continue
-        if regex_hook is not None and isinstance(content, str):
-            content = regex_hook(content, f.depth if bucket == AT_DEPTH else None)
+        text = contents[i]
+        if regex_hook is not None and isinstance(text, str):
+            text = regex_hook(text, f.depth if bucket == AT_DEPTH else None)
         if bucket == NO_BUCKET:  # the hook still saw it, as in ``assemble``
             continue
-        if not (content if isinstance(content, str) else _js.truthy(content)):
+        if not isinstance(text, str):
+            if not _js.truthy(text):
+                continue
+            text = _js.to_string(text)
+        elif not text:
             continue
-        text = content if isinstance(content, str) else _js.to_string(content)
-        if bucket == AT_DEPTH:
+        if bucket < AT_DEPTH:  # the usual entry: one of the four lists
+            front[bucket].append(text)
+        elif bucket == AT_DEPTH:
             _append_depth(out, f, text)
         elif bucket == OUTLET:
             if f.outlet is not None:
                 out.outlets.setdefault(f.outlet, []).append(text)
-        elif bucket >= 5:
-            out.examples.append(ExampleEntry(position=bucket - 5, content=text))
         else:
-            front[bucket].append(text)
+            out.examples.append(ExampleEntry(position=bucket - 5, content=text))
     for pieces in (out.before, out.after, out.an_top, out.an_bottom, out.examples):
         pieces.reverse()
     for _, _, texts in out.depth:
