@@ -58,12 +58,8 @@ class RetrieverIndex:
         """Return the id of ``word``, adding it (count 0) if it is new."""
         wid = self.word_ids.get(word)
         if wid is None:
-            wid = len(self.words)
-            self.words.append(word)
-            self.word_ids[word] = wid
-            self._counts.append(0)
-            self.post[0].append(array(IDS))
-            self.post[1].append(array(IDS))
+            self.add_words((word,))
+            wid = self.word_ids[word]
         return wid
 
     def add_words(self, words: Iterable[str]) -> None:
