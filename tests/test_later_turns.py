@@ -42,6 +42,16 @@ def timed_case(seed: int) -> dict[str, Any]:
     return c
 
 
+def lazy_case(seed: int) -> dict[str, Any]:
+    """``timed_case`` without what keeps a pass from nominating its candidates as the budget
+    reads them (``candidates.lazy_ok``): inclusion groups, ``ignoreBudget``, delay levels."""
+    c = timed_case(seed)
+    for e in c["books"]["Bench"]["entries"].values():
+        for name in ("group", "ignoreBudget", "delayUntilRecursion"):
+            e.pop(name, None)
+    return c
+
+
 def turns(case: Mapping[str, Any], *, fast: bool) -> list[Any]:
     session = session_for(case)
     if not fast:
@@ -62,6 +72,12 @@ def test_later_turns_equal_straightforward(seed: int) -> None:
     assert fast == turns(case, fast=False)
     timed = [t.get("chat_metadata", {}).get("timedWorldInfo", {}) for t in fast]
     assert any(t.get("sticky") for t in timed)  # the case exercises records
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_lazy_later_turns_equal_straightforward(seed: int) -> None:
+    case = lazy_case(seed)
+    assert turns(case, fast=True) == turns(case, fast=False)
 
 
 def test_overflowing_recursion_pass_leaves_the_rest_unbuilt() -> None:
