@@ -18,6 +18,16 @@ def test_equals_the_scalar_hash(strings: list[str]) -> None:
     assert string_hashes(strings) == [string_hash(s) for s in strings]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(TEXT.filter(bool), min_size=1, max_size=8))
+def test_lanes_of_any_count_equal_the_scalar_hash(strings: list[str]) -> None:
+    """``_lanes`` itself, from one lane up (``string_hashes`` uses it from ``_MIN_LANES``):
+    the rows of live lanes it cuts shrink as lanes end."""
+    strings.sort(key=lambda s: -len(s.encode("utf-16-le", "surrogatepass")))
+    units = [s.encode("utf-16-le", "surrogatepass") for s in strings]
+    assert hashing._lanes(units) == [string_hash(s) for s in strings]
+
+
 def test_known_values_edges_and_batches() -> None:
     assert string_hashes([]) == []
     assert string_hashes(["", ""]) == [string_hash(""), string_hash("")]
