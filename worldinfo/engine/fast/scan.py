@@ -23,7 +23,7 @@ from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
-from worldinfo.engine.fast.recent import Visit
+from worldinfo.engine.fast.recent import Visit, sorted_union
 from worldinfo.engine.fast.regex_keys import regex_nominates
 from worldinfo.types import RawEntry, ScanState
 
@@ -188,7 +188,7 @@ class FastScan:
         if got is None:
             if len(memo) >= _VISITS_KEEP:
                 memo.clear()
-            got = memo[key] = Visit(parts, sorted(set(self._always).union(*parts)))
+            got = memo[key] = Visit(parts, sorted_union(parts, self._always))
         if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
