@@ -4,8 +4,10 @@
 fresh cache: turn 1 scans the case's chat, each later turn appends one more message (the
 chat's last, then the one before it, ...), as a front-end does. Each turn is timed whole
 (CPU) and by phase: the engine's phase functions are wrapped in this process only (CPU
-time inside the wrapper, so a phase's figure includes any phase it calls). The steady scan
-of the plain case (the same text again) is measured beside it, and every turn is checked
+time inside the wrapper, so a phase's figure includes any phase it calls: the entry objects
+built and facts derived are counted again inside the passes that read them first, and
+every phase but the session's own steps inside ``check()``). The steady scan of the plain
+case (the same text again) is measured beside it, and every turn is checked
 against the straightforward path (``scan_cache = None``), ``timedWorldInfo`` included.
 
     python bench/later_turns.py [--turns 8] [--repeats 5] [--json]
@@ -39,13 +41,20 @@ from worldinfo._js import canonical, parse_json
 from worldinfo.conformance.st import observed, session_for
 from worldinfo.engine import loop, passes, timed_effects
 from worldinfo.engine.fast.cache import ScanCache
+from worldinfo.engine.fast.entry_facts import FactTable
+from worldinfo.engine.fast.plan import LazyEntries
+from worldinfo.session import session as session_module
 
 PHASES: tuple[tuple[Any, str, str], ...] = (
+    (session_module, "check", "check() (the rest of generate: the session)"),
     (ScanCache, "plan", "plan (cache lookup)"),
+    (loop, "_prepare_timed", "timed effects: prepare (entries and key index of the records)"),
     (timed_effects.TimedEffects, "check", "timed effects: check"),
     (passes, "_nominate_lazy", "nomination (lazy, first chunk)"),
     (passes, "probability_and_budget", "budget (with later chunks)"),
     (loop, "run_loops", "all passes"),
+    (LazyEntries, "make_all", "entry objects built (first read by any scan)"),
+    (FactTable, "at", "entry facts derived (first read by any scan)"),
     (loop, "hand_out", "hand out (hashes of recording entries)"),
     (loop, "assemble", "assembly"),
     (timed_effects.TimedEffects, "write", "timed effects: write"),
