@@ -39,14 +39,13 @@ def count_kept(
     """
     ku, kr = kept
     if 2 * len(rids) > len(records):
-        su, sr = (
-            Counter(itertools.chain.from_iterable(map(half.__getitem__, stop))) for half in postings
-        )
-        for rid in rids:
-            rec = records.get(rid)
-            if rec is not None:
-                ku[rid] = len(rec.user_tokens) - su.get(rid, 0)
-                kr[rid] = len(rec.reply_tokens) - sr.get(rid, 0)
+        live = [rec for rec in map(records.get, rids) if rec is not None]
+        for half, counts in enumerate(kept):  # one half's Counter held at a time
+            stopped = Counter(itertools.chain.from_iterable(map(postings[half].__getitem__, stop)))
+            of = stopped.get
+            for one in live:
+                counts[one.id] = len(one.reply_tokens if half else one.user_tokens) - of(one.id, 0)
+            del stopped, of
         return
     contains = stop.__contains__
     for rid in rids:
