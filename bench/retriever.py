@@ -28,6 +28,12 @@ them (``corpus_s``). The reference checks run after each timed query, outside it
 
     .venv/bin/python bench/retriever.py [--sizes 1000 10000 100000] [--json] [--store memory]
         [--ranking ranked] [--ingest batch|one|both] [--batch 500]
+    .venv/bin/python bench/retriever.py --instructions 20000 [--base /work/wt/base]  # valgrind
+
+``--instructions N`` counts, under callgrind, the instructions of the batch ingest of N
+exchanges into a fresh SQLite store (the ingest only, between two marker calls) in one child
+process per checkout, the library taken from that checkout (``PYTHONPATH``) and the corpus
+from this script; unlike CPU time, the count does not move with the machine's load.
 """
 
 from __future__ import annotations
@@ -40,8 +46,10 @@ import os
 import platform
 import random
 import resource
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -398,6 +406,40 @@ def memorybank(path: Path, *, top: int = 5) -> dict[str, object]:
     }
 
 
+def _marked_ingest(n: int, *, batch: int) -> None:
+    """Ingest ``n`` exchanges into a fresh SQLite store between two ``os.getppid`` calls
+    (``--dump-before=getppid`` markers: the corpus and the store's opening are not counted)."""
+    data = [
+        _Exchange(source_ref=f"bench#{i}", user=user, reply=reply)
+        for i, (_, user, reply) in enumerate(itertools.islice(Corpus().exchanges(), n))
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteStore(Path(tmp) / "bench.db")
+        os.getppid()
+        _ingest(store, data, batch=batch)
+        os.getppid()
+        store.close()
+
+
+def instructions(n: int, *, roots: dict[str, Path], batch: int) -> dict[str, int]:
+    """Instructions of the batch ingest of ``n`` exchanges per checkout, under callgrind (the
+    count does not move with the machine's load, unlike CPU time)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH")
+    out: dict[str, int] = {}
+    for name, root in roots.items():
+        env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+        with tempfile.TemporaryDirectory() as tmp:
+            argv = [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
+            argv += ["--dump-before=getppid", sys.executable, __file__, "--marked", str(n)]
+            argv += ["--batch", str(batch)]
+            subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
+            dump = (Path(tmp) / "cg.out.2").read_text().splitlines()
+            out[name] = int(next(ln for ln in dump if ln.startswith("totals:")).split()[1])
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print a table (stderr) and optionally one JSON line (stdout)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -409,7 +451,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memorybank", type=Path, metavar="FILE", help="only measure quality")
     ap.add_argument("--ingest", choices=("batch", "one", "both"), default="both")
     ap.add_argument("--batch", type=int, default=500, help="exchanges per ingest_many call")
+    ap.add_argument("--instructions", type=int, metavar="N", help="count a batch ingest of N")
+    ap.add_argument("--base", type=Path, help="with --instructions: also this checkout")
+    ap.add_argument("--marked", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.marked:
+        _marked_ingest(args.marked, batch=args.batch)
+        return 0
+    if args.instructions:
+        roots = {"base": args.base} if args.base else {}
+        roots["this"] = Path(__file__).resolve().parent.parent
+        got = instructions(args.instructions, roots=roots, batch=args.batch)
+        for name, count in got.items():
+            print(
+                f"{name}: batch ingest of {args.instructions} exchanges, {count / 1e6:.0f} M instr"
+            )
+        if args.base:
+            print(f"ratio this/base: {got['this'] / got['base']:.3f}")
+        if args.json:
+            print(json.dumps({"ingest_instructions": got}))
+        return 0
     if args.memorybank:
         print(json.dumps(memorybank(args.memorybank)))
         return 0

@@ -233,6 +233,33 @@ def test_kept_counts_left_to_sync_match_a_count_from_scratch() -> None:
                 assert ix.kept_counts(rec.id) == want, rec.id
 
 
+@given(seed=st.integers(0, 2**16), first=st.integers(1, 60), removed=st.integers(0, 5))
+@settings(max_examples=40, deadline=None)
+def test_kept_counts_of_a_bulk_add_match_a_count_from_scratch(
+    seed: int, first: int, removed: int
+) -> None:
+    """A batch holding most of the records, added while there are stop-words, is counted
+    through the stop-words' postings (deleted records' ids still in them); a small batch
+    through its tokens. Both give every live record its tokens minus the stop-words."""
+    settings_ = RetrieverSettings(stopword_share=Fraction(1, 20))
+    _, rows = _records(200, seed=seed)
+    ix = RetrieverIndex(settings=settings_)
+    ix.add_many([_record(ix, *row) for row in rows[:first]])
+    ix.sync()
+    for row in rows[:removed]:
+        ix.remove(row[0])
+    ix.add_many([_record(ix, *row) for row in rows[first:-3]])
+    ix.sync()
+    ix.add_many([_record(ix, *row) for row in rows[-3:]])
+    ix.sync()
+    stop = ix.stopwords()
+    for rec in ix:
+        want = tuple(
+            len([t for t in h if t not in stop]) for h in (rec.user_tokens, rec.reply_tokens)
+        )
+        assert ix.kept_counts(rec.id) == want, rec.id
+
+
 @given(
     count=st.integers(-5, 10_000),
     total=st.integers(0, 10**7),

@@ -99,6 +99,22 @@ def test_a_batch_gives_the_store_one_by_one_ingests_give(tmp_path: Path) -> None
     assert _state(memory)[:3] == _state(one)[:3]
 
 
+def test_a_batch_of_several_insert_statements_stores_every_row(tmp_path: Path) -> None:
+    """Rows go in 100 to a statement, with and without timestamps apart: a batch of 253
+    (stamped and unstamped both more than 100, a remainder of each) reads back as the
+    records one-by-one ingests store."""
+    items = _exchanges(253, seed=3)
+    one = SqliteStore(tmp_path / "one.db", settings=SETTINGS)
+    for ex in items:
+        one.ingest(ex.user, ex.reply, source_ref=ex.source_ref, timestamp=ex.timestamp)
+    with SqliteStore(tmp_path / "many.db", settings=SETTINGS) as many:
+        assert None not in many.ingest_many(items)
+    with SqliteStore(tmp_path / "many.db", settings=SETTINGS) as again:
+        assert _state(again) == _state(one)
+        assert sum(r.timestamp is None for r in again.records()) == 127
+    one.close()
+
+
 def test_ids_continue_past_a_deleted_last_record(tmp_path: Path) -> None:
     with SqliteStore(tmp_path / "m.db", settings=SETTINGS) as store:
         store.ingest_many(_exchanges(3))

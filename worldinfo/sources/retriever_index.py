@@ -23,6 +23,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
+from worldinfo.sources.retriever_kept import count_kept
 from worldinfo.sources.retriever_keywords import is_stopword, stopword_limit
 from worldinfo.sources.retriever_record import IDS, Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
@@ -232,7 +233,13 @@ class RetrieverIndex:
         ``add_many`` left uncounted, once, against it)."""
         self._sync_stop()
         if self._unkept:
-            self._count(self._unkept)
+            count_kept(
+                self._unkept,
+                records=self.records,
+                postings=self.post,
+                stop=self._stop,
+                kept=self.kept,
+            )
             self._unkept = []
 
     def _sync_stop(self) -> None:
@@ -264,17 +271,6 @@ class RetrieverIndex:
                 kept = self.kept[half]
                 for rid in self.post[half][w]:
                     kept[rid] += delta
-
-    def _count(self, rids: Iterable[int]) -> None:
-        """Set the kept-token counts of the live records among ``rids`` from their tokens."""
-        contains, records = self._stop.__contains__, self.records
-        ku, kr = self.kept
-        for rid in rids:
-            rec = records.get(rid)
-            if rec is not None:
-                ut, rt = rec.user_tokens, rec.reply_tokens
-                ku[rid] = len(ut) - sum(map(contains, ut))
-                kr[rid] = len(rt) - sum(map(contains, rt))
 
     def kept_counts(self, rid: int) -> tuple[int, int]:
         """Non-stop-word token counts of a record's halves (call ``sync`` first)."""

@@ -26,10 +26,15 @@ from worldinfo.sources.store_schema import blob
 from worldinfo.sources.timestamps import optional_timestamp
 
 _INSERT_WORDS = "INSERT INTO words (id, word) VALUES (?, ?)"
-_INSERT_RECORDS = (
-    "INSERT INTO records (id, source_ref, user, reply, user_tokens, reply_tokens, timestamp)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
+_RECORD_COLUMNS = "id, source_ref, user, reply, user_tokens, reply_tokens"
+"""A record without a timestamp leaves the column out (NULL by default): ``sqlite3`` binds
+``str``, ``int`` and ``bytearray`` directly but looks every ``None`` or ``bytes`` parameter up
+as a type to adapt, a failed attribute lookup each; so the blobs are ``bytearray`` too."""
+_ROWS_PER_INSERT = 100
+"""Records per ``INSERT ... VALUES (...), (...)`` statement: one statement run (and one
+update of ``AUTOINCREMENT``'s sequence) per 100 rows instead of per row; 700 parameters at
+most, below the 999 of the oldest SQLite builds."""
+
 
 _NEXT_ID = (
     "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0),"
@@ -125,9 +130,10 @@ def write_exchanges(
     first = len(index.words)
     cuts = batch.cuts
     ids = _ids(index, batch.words, separators=cuts[1:-1])
-    raw = blob(ids)  # every token blob is a slice of this one
+    raw = bytearray(blob(ids))  # every token blob is a slice of this one
     records: list[Record] = []
     rows: list[tuple[object, ...]] = []
+    stamped: list[tuple[object, ...]] = []
     halves = zip(batch.exchanges, itertools.count(first_id), cuts[::2], cuts[1::2], cuts[2::2])
     for ex, rid, a, b, c in halves:  # user tokens at a+1..b-1, reply tokens at b+1..c-1
         when = ex.timestamp
@@ -142,22 +148,36 @@ def write_exchanges(
                 timestamp=when,
             )
         )
-        stamp = None if when is None else when.isoformat()
-        rows.append(
-            (
-                rid,
-                ex.source_ref,
-                ex.user,
-                ex.reply,
-                raw[4 * a + 4 : 4 * b],
-                raw[4 * b + 4 : 4 * c],
-                stamp,
-            )
+        row = (
+            rid,
+            ex.source_ref,
+            ex.user,
+            ex.reply,
+            raw[4 * a + 4 : 4 * b],
+            raw[4 * b + 4 : 4 * c],
         )
+        if when is None:
+            rows.append(row)
+        else:
+            stamped.append((*row, when.isoformat()))
     if len(index.words) > first:
         db.executemany(_INSERT_WORDS, zip(itertools.count(first), index.words[first:]))
-    db.executemany(_INSERT_RECORDS, rows)
+    _insert_records(db, rows, columns=_RECORD_COLUMNS)
+    _insert_records(db, stamped, columns=f"{_RECORD_COLUMNS}, timestamp")
     return records
+
+
+def _insert_records(
+    db: sqlite3.Connection, rows: list[tuple[object, ...]], *, columns: str
+) -> None:
+    """Insert ``rows`` (values of ``columns``, in order) into ``records``, many per statement."""
+    marks = f"({', '.join('?' * (columns.count(',') + 1))})"
+    for at in range(0, len(rows), _ROWS_PER_INSERT):
+        part = rows[at : at + _ROWS_PER_INSERT]
+        db.execute(
+            f"INSERT INTO records ({columns}) VALUES {', '.join([marks] * len(part))}",
+            list(itertools.chain.from_iterable(part)),
+        )
 
 
 def _ids(index: RetrieverIndex, words: list[str], *, separators: list[int]) -> array[int]:
