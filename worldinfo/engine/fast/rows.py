@@ -93,8 +93,12 @@ class _Group:
         entries that ``permute`` puts back in position order (for a group of every entry,
         the order they were loaded in: read faster)."""
         if self._positions is None:
-            return self._columns.get(name, loaded=True), self._columns.flat(name, loaded=True)
+            return self.column(name), self._columns.flat(name, loaded=True)
         return self(name), self.flat(name)
+
+    def column(self, name: str) -> Sequence[JSONValue]:
+        """The column of field ``name`` in the order of ``loaded``."""
+        return self._columns.get(name, loaded=True) if self._positions is None else self(name)
 
     def permute(self, items: list[Slots]) -> list[Slots]:
         """``items`` in the order of ``loaded``, put in position order."""
@@ -163,11 +167,11 @@ def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
     """``secondary_keys`` of each entry when every ``keysecondary`` is an empty list and the
     rule, run on one entry per distinct ``selective`` value, reads only those two fields and
     gives ``None`` (then it gives ``None`` for each entry); else ``None``: ask each entry."""
-    lists = group.loaded("keysecondary")[0]  # the outcome does not depend on the order
+    lists = group.column("keysecondary")  # the outcome does not depend on the order
     if set(map(type, lists)) != {list} or any(lists):
         return None
     stands = group.stored()
-    values = group.loaded("selective")[0]
+    values = group.column("selective")
     firsts: list[int]
     if len(set(map(type, values))) == 1 and values.count(values[0]) == len(values):
         firsts = [0]  # one (type, value) pair throughout
