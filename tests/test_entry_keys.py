@@ -17,7 +17,7 @@ UIDS: list[Any] = [0, 7, -3, 2**53, 2**60, 1.5, 2.0, -0.0, "x", "", None, True, 
 
 def _origins(seed: int) -> list[tuple[Entry, str, list[int]]]:
     rng = random.Random(seed)
-    out = []
+    out: list[tuple[Entry, str, list[int]]] = []
     for i in range(40):
         data: dict[str, Any] = {"key": [f"k{i}"], "content": "c", "order": rng.randrange(5)}
         if rng.random() < 0.8:
