@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from worldinfo.engine.fast.build import build_plan
-from worldinfo.engine.fast.entry_keys import EntryKeys
 from worldinfo.engine.fast.slots import Gate
+from worldinfo.engine.fast.stored import EntryKeys
 from worldinfo.types import Entry, Settings, entry_key
 
 UIDS: list[Any] = [0, 7, -3, 2**53, 2**60, 1.5, 2.0, -0.0, "x", "", None, True, [1, 2], {"a": 1}]

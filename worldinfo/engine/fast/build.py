@@ -20,8 +20,6 @@ from operator import attrgetter, is_, is_not, itemgetter
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.columns import Columns
-from worldinfo.engine.fast.entry_keys import EntryKeys
-from worldinfo.engine.fast.lazy_entries import LazyEntries, Origin
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import (
     EMPTY,
@@ -34,6 +32,7 @@ from worldinfo.engine.fast.plan import (
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.rows import plain_rows
 from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
+from worldinfo.engine.fast.stored import EntryKeys, LazyEntries, Origin
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Settings

@@ -22,17 +22,16 @@ from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo._js.regex import RegexKey
 from worldinfo._record import field, record
 from worldinfo.engine.fast.entry_facts import FactTable
-from worldinfo.engine.fast.entry_keys import EntryKeys
-from worldinfo.engine.fast.lazy_entries import LazyEntries
-from worldinfo.engine.fast.lazy_entries import Origin as Origin  # noqa: PLC0414  # re-exported
 from worldinfo.engine.fast.matcher import KeyIndex
+from worldinfo.engine.fast.stored import EntryKeys, LazyEntries
+from worldinfo.engine.fast.stored import Origin as Origin  # noqa: PLC0414  # re-exported
 from worldinfo.engine.gathering import decorated_object, entry_hash, entry_hashes
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
 from worldinfo.types import Book, RawEntry
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
-    from worldinfo.engine.fast.entry_keys import Keyed
+    from worldinfo.engine.fast.stored import Keyed
 
 EMPTY = -1
 """Slot of a key that is ``""``: it never matches (R26)."""
