@@ -24,7 +24,8 @@ def _origins(seed: int) -> list[tuple[Entry, str, list[int]]]:
             data["uid"] = rng.choice(UIDS) if rng.random() < 0.5 else i
         if rng.random() < 0.1:
             data["world"] = "stored"  # not plain: the object's key is its own
-        out.append((Entry(data=data), rng.choice(("A", "B b", "")), []))
+        world = "One" if seed % 2 else rng.choice(("A", "B b", ""))  # one book, or several
+        out.append((Entry(data=data), world, []))
     return out
 
 

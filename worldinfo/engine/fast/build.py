@@ -32,7 +32,7 @@ from worldinfo.engine.fast.plan import (
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.rows import plain_rows
 from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
-from worldinfo.engine.fast.stored import EntryKeys, LazyEntries, Origin
+from worldinfo.engine.fast.stored import LazyEntries, Origin
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Settings
@@ -106,7 +106,7 @@ def build_plan(
         else:
             worlds = list(map(names.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
-    keys = plan.keys = EntryKeys(origins)
+    keys = plan.keys = entries.keys
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
         found = classes.all_of(columns, worlds)

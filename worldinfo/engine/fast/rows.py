@@ -116,8 +116,12 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
     out: list[Slots] | None = None
     lists, flat = group.loaded("key") if memo is not None else ((), None)
     if memo is not None and flat is not None:
+        lacking = False
         try:
-            slots = list(map(memo.get, flat, repeat(_MISSING)))
+            try:
+                slots = list(map(memo.__getitem__, flat))
+            except KeyError:  # a key the memo lacks (regex, ...): marked ``_MISSING``
+                slots, lacking = list(map(memo.get, flat, repeat(_MISSING))), True
         except TypeError:  # a key that is not hashable (a list, an object)
             slots = []
         if len(slots) == len(flat):
@@ -129,7 +133,7 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
             else:
                 out = [tuple(islice(cut, k)) for k in lengths]
             out = group.permute(out)
-            if slots and min(slots) == _MISSING:  # a key the memo lacks (regex, ...)
+            if lacking:
                 listed = group("key")
                 for i in [i for i, t in enumerate(out) if _MISSING in t]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)

@@ -119,25 +119,31 @@ class EntryKeys(dict[int, str]):
         at = range(len(self._origins))[pos]  # as a list is indexed (IndexError)
         if at != pos:
             return self[at]
-        entry, world, _ = self._origins[pos]
-        got = self[pos] = _keys([world], [entry])[0]
-        return got
+        self.make([pos])
+        return self[pos]
+
+    def make(self, positions: Sequence[int]) -> None:
+        """Make the keys of ``positions`` (valid, non-negative) not made yet, together."""
+        todo = [p for p in positions if p not in self]
+        if todo:
+            origins = list(map(self._origins.__getitem__, todo))
+            made = _keys([w for _, w, _ in origins], [e for e, _, _ in origins])
+            self.update(zip(todo, made, strict=True))
 
     def every(self) -> list[str]:
         """The key of every position, in order (those not read yet made together)."""
         n = len(self._origins)
         if dict.__len__(self) < n:
-            todo = [p for p in range(n) if not dict.__contains__(self, p)]
-            origins = list(map(self._origins.__getitem__, todo))
-            made = _keys([w for _, w, _ in origins], [e for e, _, _ in origins])
-            self.update(zip(todo, made, strict=True))
+            self.make(range(n))
         return list(map(self.__getitem__, range(n)))
 
 
 def _keys(worlds: Sequence[str], entries: Sequence[Entry]) -> list[str]:
     """``entry_key`` of plain entries' objects: the book name and the stored ``uid``."""
-    uids = [e.data.get("uid", UNDEFINED) for e in entries]
-    return list(map("{}.{}".format, worlds, _js.to_strings(uids)))
+    strings = _js.to_strings([e.data.get("uid", UNDEFINED) for e in entries])
+    if worlds and worlds.count(worlds[0]) == len(worlds):  # one book: one prefix
+        return list(map(f"{worlds[0]}.".__add__, strings))
+    return list(map("{}.{}".format, worlds, strings))
 
 
 class LazyEntries(Sequence[RawEntry]):
@@ -150,7 +156,7 @@ class LazyEntries(Sequence[RawEntry]):
         trust: the trust policy the objects are built under.
     """
 
-    __slots__ = ("_origins", "_trust", "ids", "made", "trusted")
+    __slots__ = ("_origins", "_trust", "ids", "keys", "made", "trusted")
 
     def __init__(self, origins: list[Origin], *, trust: TrustPolicy) -> None:
         self._origins = origins
@@ -158,9 +164,11 @@ class LazyEntries(Sequence[RawEntry]):
         self.made: list[RawEntry | None] = [None] * len(origins)
         """The objects built so far (``None``: not yet)."""
         self.ids: dict[int, int] = {}
+        """``id`` of each object built -> its position."""
         self.trusted = bytearray()
         """1 at the positions known to hold a trusted entry (set by the plan's builder)."""
-        """``id`` of each object built -> its position."""
+        self.keys = EntryKeys(origins)
+        """The entry keys, made with the objects (a scan reads the key of what it builds)."""
 
     def __len__(self) -> int:
         return len(self.made)
@@ -205,6 +213,7 @@ class LazyEntries(Sequence[RawEntry]):
             for pos, obj in zip(todo, objs, strict=True):
                 made[pos] = obj
             self.ids.update(zip(map(id, objs), todo, strict=True))
+            self.keys.make(todo)
         return cast("list[RawEntry]", list(map(made.__getitem__, positions)))
 
     def snapshot(self, *, complete: bool) -> list[RawEntry]:
