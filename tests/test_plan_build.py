@@ -83,7 +83,7 @@ def _facts(plan: Plan) -> dict[str, Any]:
         {needles[nid]: sorted(set(ps)) for nid, ps in table.items()} for table in plan.by_needle
     ]
     return {
-        "keys": [plan.keys[p] for p in range(len(plan.keys))],
+        "keys": plan.keys,
         "kind": plan.kind,
         "plain": plan.plain,
         "config": [plan.configs[c] for c in plan.config],

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, is_, is_not, itemgetter
 
+from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.columns import Columns
@@ -26,13 +27,14 @@ from worldinfo.engine.fast.plan import (
     REGEX,
     UNKNOWN,
     Kind,
+    LazyEntries,
+    Origin,
     Plan,
     Secondary,
 )
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.rows import plain_rows
 from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
-from worldinfo.engine.fast.stored import LazyEntries, Origin
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Settings
@@ -74,7 +76,7 @@ def build_plan(
         entries=entries,
         books=(),
         index=entries.ids,
-        keys=(),
+        keys=[],
         kind=[],
         config=[],
         configs=[],
@@ -106,7 +108,7 @@ def build_plan(
         else:
             worlds = list(map(names.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
-    keys = plan.keys = entries.keys
+    keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
         found = classes.all_of(columns, worlds)
@@ -116,7 +118,7 @@ def build_plan(
         found = [None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)]
     entries.trusted = bytearray(map(is_not, found, repeat(None)))
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
-        found = [None if k in policy_keys else c for c, k in zip(found, keys.every(), strict=True)]
+        found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
     _learn(found, columns, prepare)
     primaries, secondaries, kinds = plain_rows(found, columns, prepare)
     loose = [pos for pos, c in enumerate(found) if c is None] if None in found else []
@@ -146,9 +148,19 @@ def build_plan(
     _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
     if any(c.delay for c in distinct):
         plan.delay_positions = [pos for pos, c in enumerate(classed) if c.delay]
+    plan.keys = keys
     plan.levels = delay_levels(leveled)
     needles.freeze()
     return plan
+
+
+def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
+    """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
+    if worlds and worlds.count(worlds[0]) == len(worlds):  # one book: one prefix, any order
+        strings = _js.to_strings(list(columns.get("uid", loaded=True)))
+        return columns.permute(list(map(f"{worlds[0]}.".__add__, strings)))
+    strings = _js.to_strings(list(columns.get("uid")))
+    return list(map("{}.{}".format, worlds, strings))
 
 
 def _learn(found: list[Class | None], columns: Columns, prepare: Prepare) -> None:
