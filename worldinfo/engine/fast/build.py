@@ -102,7 +102,11 @@ def build_plan(
     else:  # read in load order, then put in position order (``Columns``)
         loaded, perm = list(map(_DATA, map(_ENTRY, stored[0]))), stored[1]
         datas = list(map(loaded.__getitem__, perm))
-        worlds = list(map(list(map(_WORLD, stored[0])).__getitem__, perm))
+        names = list(map(_WORLD, stored[0]))
+        if names and names.count(names[0]) == len(names):  # one book: no order to put
+            worlds = [names[0]] * len(perm)
+        else:
+            worlds = list(map(names.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
     keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by

@@ -93,8 +93,12 @@ class _Group:
         entries that ``permute`` puts back in position order (for a group of every entry,
         the order they were loaded in: read faster)."""
         if self._positions is None:
-            return self._columns.get(name, loaded=True), self._columns.flat(name, loaded=True)
+            return self.column(name), self._columns.flat(name, loaded=True)
         return self(name), self.flat(name)
+
+    def column(self, name: str) -> Sequence[JSONValue]:
+        """The column of field ``name`` in the order of ``loaded``."""
+        return self._columns.get(name, loaded=True) if self._positions is None else self(name)
 
     def permute(self, items: list[Slots]) -> list[Slots]:
         """``items`` in the order of ``loaded``, put in position order."""
@@ -112,8 +116,12 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
     out: list[Slots] | None = None
     lists, flat = group.loaded("key") if memo is not None else ((), None)
     if memo is not None and flat is not None:
+        lacking = False
         try:
-            slots = list(map(memo.get, flat, repeat(_MISSING)))
+            try:
+                slots = list(map(memo.__getitem__, flat))
+            except KeyError:  # a key the memo lacks (regex, ...): marked ``_MISSING``
+                slots, lacking = list(map(memo.get, flat, repeat(_MISSING))), True
         except TypeError:  # a key that is not hashable (a list, an object)
             slots = []
         if len(slots) == len(flat):
@@ -125,7 +133,7 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
             else:
                 out = [tuple(islice(cut, k)) for k in lengths]
             out = group.permute(out)
-            if slots and min(slots) == _MISSING:  # a key the memo lacks (regex, ...)
+            if lacking:
                 listed = group("key")
                 for i in [i for i, t in enumerate(out) if _MISSING in t]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)
@@ -163,11 +171,11 @@ def _none_when_empty(group: _Group) -> list[list[JSONValue] | None] | None:
     """``secondary_keys`` of each entry when every ``keysecondary`` is an empty list and the
     rule, run on one entry per distinct ``selective`` value, reads only those two fields and
     gives ``None`` (then it gives ``None`` for each entry); else ``None``: ask each entry."""
-    lists = group.loaded("keysecondary")[0]  # the outcome does not depend on the order
+    lists = group.column("keysecondary")  # the outcome does not depend on the order
     if set(map(type, lists)) != {list} or any(lists):
         return None
     stands = group.stored()
-    values = group.loaded("selective")[0]
+    values = group.column("selective")
     firsts: list[int]
     if len(set(map(type, values))) == 1 and values.count(values[0]) == len(values):
         firsts = [0]  # one (type, value) pair throughout
