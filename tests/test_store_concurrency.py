@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,34 @@ def test_cli_ingest_on_a_locked_store_prints_one_line(
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "store busy" in err
     assert "Traceback" not in err
+
+
+def test_a_store_being_created_by_another_connection_is_waited_for(tmp_path: Path) -> None:
+    # A new file is still in rollback mode: while another connection holds its write lock
+    # (another process creating the same store), SQLite answers the WAL switch busy at once,
+    # without its busy handler; the open waits for the lock like any other.
+    db = tmp_path / "new.db"
+    other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.3, other.execute, ("COMMIT",))
+    release.start()
+    try:
+        with SqliteStore(db) as store:
+            assert store.ingest("after", "the lock", source_ref="x#0") is not None
+    finally:
+        release.join()
+        other.close()
+    with SqliteStore(db, readonly=True) as store:
+        assert [r.source_ref for r in store.records()] == ["x#0"]
+
+
+def test_a_store_being_created_past_the_busy_timeout_fails_typed(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreBusyError, match="store busy"):
+            SqliteStore(db, busy_timeout=0.1)
+    finally:
+        other.execute("COMMIT")
+        other.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 from worldinfo.server.sql import SCHEMA_VERSION, Connection
 from worldinfo.server.storage import StorageError
 from worldinfo.server.transactions import TransactionalStorage
+from worldinfo.sources.store_open import use_wal
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -50,7 +51,7 @@ class SqliteStorage(TransactionalStorage):
         conn = sqlite3.connect(
             self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
         )
-        conn.execute("PRAGMA journal_mode=WAL")
+        use_wal(conn, timeout=BUSY_TIMEOUT_S)
         conn.execute(f"PRAGMA synchronous={self._synchronous}")
         return conn
 

@@ -13,6 +13,7 @@ import logging
 import os
 import sqlite3
 import stat
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -22,6 +23,28 @@ log = logging.getLogger(__name__)
 
 _WAL_HEADER = 32
 _READONLY, _IOERR, _CANTOPEN = 8, 10, 14
+_BUSY = 5
+_WAL_RETRY_S = 0.01
+
+
+def use_wal(db: sqlite3.Connection, *, timeout: float) -> None:
+    """Switch ``db`` to WAL, waiting up to ``timeout`` seconds for another connection's lock.
+
+    The switch of a file still in rollback mode (a store being created) takes a read lock and
+    then a write lock. While another connection holds the write lock (another process
+    creating the same store), SQLite answers busy at once instead of calling its busy
+    handler, which could deadlock there: so the switch is retried until ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            if code is None or code & 0xFF != _BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(_WAL_RETRY_S)
 
 
 def _wal_has_frames(path: Path) -> bool:

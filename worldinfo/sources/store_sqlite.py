@@ -32,7 +32,7 @@ from worldinfo.sources.retriever_index import Record
 from worldinfo.sources.retriever_settings import RetrieverSettings
 from worldinfo.sources.store_errors import StoreError, typed_error
 from worldinfo.sources.store_load import load_committed
-from worldinfo.sources.store_open import connect_readonly, remove_database
+from worldinfo.sources.store_open import connect_readonly, remove_database, use_wal
 from worldinfo.sources.store_schema import (
     BUSY_TIMEOUT_S,
     FORMAT,
@@ -89,7 +89,7 @@ class SqliteStore(Retriever):
             raise typed_error(exc, self.path, doing="open the store") from exc
         try:
             if not readonly:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                use_wal(self._db, timeout=busy_timeout)
                 self._db.execute(f"PRAGMA synchronous={synchronous}")
                 migrate_schema(self._db, punctuation=self.settings.punctuation)
             self._db.execute("BEGIN")
