@@ -97,7 +97,7 @@ def prepare(
     kept: list[NewExchange] = []
     stored = index.by_ref
     for user, reply, ref, stamp in items:
-        when = None if stamp is None else optional_timestamp(stamp)
+        when = optional_timestamp(stamp)
         if ref in stored or ref in seen or is_system_exchange(user):
             wanted.append(None)
             continue
