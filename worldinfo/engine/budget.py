@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.fast.entry_facts import Facts, FactTable
 from worldinfo.engine.state import WorkingState
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import RawEntry, Settings
@@ -73,28 +74,40 @@ def probability_and_budget(
     # The fast path reads each prepared entry's own fields from its ``Facts`` (the same
     # values, derived once per plan); a substituter that keeps text without macros as is
     # is not called for such a content.
-    facts_of = fast.plan.facts if fast is not None else None
-    originals = fast.plan.entries if fast is not None else None
-    table = facts_of.sized(originals) if facts_of is not None and originals is not None else None
-    built = originals.made if originals is not None else []  # the plan's objects by position
-    keys = fast.plan.keys if fast is not None else []
+    facts_of, table, built, keys, placed, placed_facts = _fast_tables(scan)
     plain_ok = fast is not None and fast.skip
     activated = scan.activated
+    # A shared entry with a plain content, no roll and no ``ignoreBudget`` (``quick``: its
+    # units) takes the first branch: the steps of the loop's own that apply to it.
+    quick = facts_of.quick if facts_of is not None and additive else []
+    quick_ok = bool(quick) and plain_ok and not tracing
     for i, entry in enumerate(candidates):
         if more is not None and i + 1 == len(candidates) and not more(candidates):
             more = None
         pos = scan.index.get(id(entry)) if table is not None else None
+        if (
+            quick_ok
+            and pos is not None
+            and quick[pos]
+            and built[pos] is entry
+            and not scan.overflowed
+        ):
+            units += quick[pos]
+            if units >= limit:
+                scan.overflowed = True
+                continue
+            key = keys[pos]
+            activated[key] = entry
+            placed[key] = pos
+            placed_facts[key] = table[pos]  # type: ignore[index]  # ``quick``: a table
+            continue
         facts = None
         if pos is not None:
-            assert table is not None and facts_of is not None and originals is not None
-            facts = table[pos] or facts_of.at(originals, pos)
-            ignore = facts.ignore_budget
-            rolls = facts.rolls
+            assert table is not None and facts_of is not None
+            facts = table[pos] or facts_of.at(fast.plan.entries, pos)  # type: ignore[union-attr]
+            ignore, rolls = facts.ignore_budget, facts.rolls
         else:
-            ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
-            rolls = _js.truthy(entry.get("useProbability", UNDEFINED)) and not _js.strict_eq(
-                entry.get("probability", UNDEFINED), 100
-            )
+            ignore, rolls = _own_fields(entry)
         if ignore:
             remaining_ignore -= 1
         if scan.overflowed and not ignore:
@@ -106,13 +119,8 @@ def probability_and_budget(
                 for rest in candidates[i:]:
                     scan.note(rest, "skipped", "budget_skipped", {})
             break
-        if rolls and not scan.timed.is_active("sticky", entry):
-            roll = scan.rng() * 100
-            if not _js.le(roll, entry.get("probability", UNDEFINED)):
-                scan.failed.add(id(entry))
-                if tracing:
-                    scan.note(entry, "skipped", "probability", {"roll": roll})
-                continue
+        if rolls and _roll_fails(scan, entry):
+            continue
         plain = facts.plain_content if facts is not None and plain_ok else None
         if plain is not None and facts is not None and pos is not None and built[pos] is entry:
             content = plain  # a shared entry keeps it as is; it is copied when handed out
@@ -134,8 +142,51 @@ def probability_and_budget(
         key = entry_key(entry) if pos is None else keys[pos]
         activated[key] = entry
         if fast is not None:  # written with ``activated``: the same keys in the same order
-            fast.placed[key] = pos
-            fast.placed_facts[key] = facts
+            placed[key] = pos
+            placed_facts[key] = facts
+
+
+def _own_fields(entry: RawEntry) -> tuple[bool, bool]:
+    """``Facts.ignore_budget`` and ``Facts.rolls``, read from an entry the plan lacks."""
+    ignore = _js.truthy(entry.get("ignoreBudget", UNDEFINED))
+    rolls = _js.truthy(entry.get("useProbability", UNDEFINED)) and not _js.strict_eq(
+        entry.get("probability", UNDEFINED), 100
+    )
+    return ignore, rolls
+
+
+def _roll_fails(scan: WorkingState, entry: RawEntry) -> bool:
+    """The probability roll of an entry that rolls (none while it is sticky): on a failure
+    the entry joins ``failed``."""
+    if scan.timed.is_active("sticky", entry):
+        return False
+    roll = scan.rng() * 100
+    if _js.le(roll, entry.get("probability", UNDEFINED)):
+        return False
+    scan.failed.add(id(entry))
+    if scan.trace is not None:
+        scan.note(entry, "skipped", "probability", {"roll": roll})
+    return True
+
+
+def _fast_tables(
+    scan: WorkingState,
+) -> tuple[
+    FactTable | None,
+    list[Facts | None] | None,
+    list[RawEntry | None],
+    list[str],
+    dict[str, int | None],
+    dict[str, Facts | None],
+]:
+    """The fast path's facts, their table by position, the plan's objects by position, the
+    plan's keys and where the scan records the activated entries' positions and facts."""
+    fast = scan.fast
+    if fast is None:
+        return None, None, [], [], {}, {}
+    facts_of = fast.plan.facts
+    table = facts_of.sized(fast.plan.entries)
+    return facts_of, table, fast.plan.entries.made, fast.plan.keys, fast.placed, fast.placed_facts
 
 
 def _write_content(

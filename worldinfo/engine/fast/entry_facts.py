@@ -148,10 +148,13 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_classes", "_codes", "_facts", "found", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "found", "quick", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
+        self.quick: list[int] = []
+        """By position: the ``units`` of an entry whose facts are derived, with a plain
+        content, no roll and no ``ignoreBudget`` (the budget phase's short branch), else 0."""
         self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts]] = {}
         """``id`` of each ``CLASS_FIELDS`` value -> the values and the facts of the first
         such entry."""
@@ -176,16 +179,17 @@ class FactTable:
         table = self._facts
         if not table:
             table.extend([None] * len(entries))
+            self.quick.extend([0] * len(entries))
         return table
 
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
-        table = self._facts
-        if not table:
-            table.extend([None] * len(entries))
+        table = self.sized(entries)
         got = table[pos]
         if got is None:
             got = table[pos] = self._derive(entries[pos])
+            if got.plain_content is not None and not (got.rolls or got.ignore_budget):
+                self.quick[pos] = got.units
         return got
 
     def _derive(self, entry: RawEntry) -> Facts:
