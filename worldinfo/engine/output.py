@@ -15,6 +15,8 @@ from worldinfo.types import Position, RawEntry
 
 RegexHook = Callable[[str, JSONValue], str]
 """Regex scripts with the WORLD_INFO placement: ``(content, depth or None) -> content``."""
+_FRONT = frozenset(range(4))
+"""The buckets of positions 0-3: ``before``, ``after``, ``an_top`` and ``an_bottom``."""
 
 
 @record(frozen=False, kw_only=False)
@@ -54,7 +56,7 @@ def assemble(
     the pieces returned from there are shared: read them, never change them.
     """
     if facts is not None and recent is not None and regex_hook is None and None not in positions:
-        contents = tuple(e.get("content", "") for e in activated)
+        contents = tuple([e.get("content", "") for e in activated])
         if set(map(type, contents)) <= {str}:  # ``True`` and ``1`` would be the same key
             key = (tuple(positions), contents)
             got = recent.get(key, lambda: assemble(activated, facts=facts))
@@ -104,9 +106,20 @@ def _assemble_prepared(
     ``assemble`` inserts at the front, this appends and reverses once at the end."""
     out = Assembled()
     # ``sort_desc_by_order`` with every order finite: a stable sort on the number.
-    ranked = sorted(range(len(facts)), key=[-f.order for f in facts].__getitem__)
+    ranked = sorted(range(len(facts)), key=[f.order for f in facts].__getitem__, reverse=True)
     front = (out.before, out.after, out.an_top, out.an_bottom)  # buckets 0-3
     contents: list[JSONValue] = [e.get("content", "") for e in activated]
+    buckets = {f.bucket for f in facts}
+    if regex_hook is None and buckets <= _FRONT and {type(c) for c in contents} <= {str}:
+        # The usual book: string contents, each into one of the four lists (or none when
+        # empty), in the order of the loop below.
+        if len(buckets) == 1:
+            front[buckets.pop()].extend([t for i in ranked if (t := contents[i])])
+        else:
+            for i in ranked:
+                if text := contents[i]:
+                    front[facts[i].bucket].append(text)
+        ranked = []
     for i in ranked:
         f = facts[i]
         bucket = f.bucket
