@@ -91,16 +91,20 @@ def lazy_candidates(
             size = min(LAST_CHUNK, size * 2)
             cursor[0], cursor[1] = end, size
             before = len(out)
-            out += [
-                e
-                for e in [
-                    (got.get(p) if p in eager else entries[p] if c == SIMPLE else keyed(p))
-                    for p, c in zip(some, codes[start:end], strict=True)
-                    if p in eager
-                    or (keys[p] not in taken and (not gone or id(entries[p]) not in gone))
+            if not gone and eager.isdisjoint(some) and codes.count(SIMPLE, start, end) == len(some):
+                # Every position ``SIMPLE`` (the usual chunk): the same test, fewer steps.
+                out += [e for p in some if keys[p] not in taken and (e := entries[p]) is not None]
+            else:
+                out += [
+                    e
+                    for e in [
+                        (got.get(p) if p in eager else entries[p] if c == SIMPLE else keyed(p))
+                        for p, c in zip(some, codes[start:end], strict=True)
+                        if p in eager
+                        or (keys[p] not in taken and (not gone or id(entries[p]) not in gone))
+                    ]
+                    if e is not None
                 ]
-                if e is not None
-            ]
             if len(out) > before:
                 return True
             start = end
