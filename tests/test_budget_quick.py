@@ -88,3 +88,52 @@ def test_quick_units_only_for_plain_unrolled_budgeted_entries() -> None:
     for pos in range(len(entries)):
         table.at(entries, pos)
     assert table.quick == [4, 4, 0, 0, 4, 0, 0]
+
+
+def _mixed_steps(*, fast: bool) -> list[Any]:
+    """Turns of one session: forced entries, a dry run, a traced scan and the book swapped
+    for one with the same keys; the facts of the first book must not be read after it."""
+    session = Session(
+        books={"B": _book("x" * 60)},
+        settings=Settings(depth=2, budget=25),
+        global_books=["B"],
+        max_context=400,
+        rng=random.Random(5).random,
+    )
+    if not fast:
+        session.scan_cache = None
+    words = " ".join(f"k{i}" for i in range(8))
+    steps: list[dict[str, Any]] = [
+        {},
+        {"force_activate": [("B", 3), ("B", 5)]},
+        {"dry_run": True},
+        {"trace": True},
+        {"swap": "z" * 12},
+        {"force_activate": [("B", 0)]},
+        {},
+    ]
+    out = []
+    for step in steps:
+        if "swap" in step:
+            session.books = {"B": _book(step["swap"])}
+        session.chat.append(Message(name="User", mes=words, is_user=True))
+        result = session.generate(
+            "normal",
+            dry_run=step.get("dry_run", False),
+            force_activate=step.get("force_activate", ()),
+            trace=step.get("trace", False),
+        )
+        out.append(
+            (
+                [(str(e["uid"]), str(e["content"]), e.get("hash")) for e in result.activated],
+                result.before,
+                session.chat_metadata.get("timedWorldInfo"),
+            )
+        )
+    return out
+
+
+def test_forced_dry_run_traced_and_swapped_turns_equal_straightforward() -> None:
+    fast = _mixed_steps(fast=True)
+    assert fast == _mixed_steps(fast=False)
+    assert len(fast[4][0]) > len(fast[0][0])  # shorter contents: more of them fit
