@@ -94,16 +94,20 @@ def lazy_candidates(
             if not gone and eager.isdisjoint(some) and codes.count(SIMPLE, start, end) == len(some):
                 # Every position ``SIMPLE`` (the usual chunk): the same test, fewer steps.
                 out += [e for p in some if keys[p] not in taken and (e := entries[p]) is not None]
-            else:
+            else:  # the same tests, in one pass: an eager position was nominated before
                 out += [
-                    e
-                    for e in [
-                        (got.get(p) if p in eager else entries[p] if c == SIMPLE else keyed(p))
-                        for p, c in zip(some, codes[start:end], strict=True)
+                    chosen
+                    for p, c in zip(some, codes[start:end], strict=True)
+                    if (
+                        chosen := got.get(p)
                         if p in eager
-                        or (keys[p] not in taken and (not gone or id(entries[p]) not in gone))
-                    ]
-                    if e is not None
+                        else None
+                        if keys[p] in taken or (gone and id(entries[p]) in gone)
+                        else entries[p]
+                        if c == SIMPLE
+                        else keyed(p)
+                    )
+                    is not None
                 ]
             if len(out) > before:
                 return True
