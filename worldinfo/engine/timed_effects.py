@@ -17,6 +17,10 @@ from worldinfo._record import field, record
 from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; defined in types)
 
 TYPES = ("sticky", "cooldown")
+_SAFE = 2**53
+_SMALL = 2**52
+"""A ``sticky``/``cooldown`` below this in magnitude ends at the chat length plus it, an
+integer that ``number_value(n + to_number(value))`` gives alike."""
 
 
 def may_record(entry: Mapping[str, JSONValue]) -> bool:
@@ -93,7 +97,7 @@ class TimedEffects:
                 self.active["delay"].append(e.get("hash", UNDEFINED))
 
     def _find(self, h: JSONValue, key: str) -> dict[str, JSONValue] | None:
-        target = _js.to_string(h)
+        target = str(h) if type(h) is int and 0 <= h < _SAFE else _js.to_string(h)
         if self.find_hash is not None:
             pos = self.find_hash(key, target)
             return None if pos is None else self.entries[pos]
@@ -111,19 +115,19 @@ class TimedEffects:
             if not isinstance(record, dict):
                 continue
             entry = self._find(record.get("hash", UNDEFINED), key)
-            if n <= _js.to_number(record.get("start", UNDEFINED)) and not _js.truthy(
+            if n <= _number(record.get("start", UNDEFINED)) and not _js.truthy(
                 record.get("protected", UNDEFINED)
             ):
                 del records[key]
                 continue
             if entry is None:
-                if n >= _js.to_number(record.get("end", UNDEFINED)):
+                if n >= _number(record.get("end", UNDEFINED)):
                     del records[key]
                 continue
             if not _js.truthy(entry.get(t, UNDEFINED)):
                 del records[key]
                 continue
-            if n >= _js.to_number(record.get("end", UNDEFINED)):
+            if n >= _number(record.get("end", UNDEFINED)):
                 del records[key]
                 if t == "sticky":
                     self._sticky_ended(entry)
@@ -165,18 +169,31 @@ class TimedEffects:
             return
         n = self.chat_length
         for entry in activated:
+            key = None
             for t in TYPES:
                 value = entry.get(t, UNDEFINED)
+                if type(value) is int and -_SMALL < value < _SMALL:  # the common case
+                    if not value:
+                        continue
+                    end: JSONValue = n + value  # exact: no rounding below 2**53
+                elif _js.truthy(value):
+                    end = _js.number_value(n + _js.to_number(value))
+                else:
+                    continue
                 records = self.state[t]
                 assert isinstance(records, dict)
-                if not _js.truthy(value):
-                    continue
-                key = entry_key(entry)
+                if key is None:
+                    key = entry_key(entry)
                 if key in records:
                     continue
                 records[key] = {
                     "hash": entry.get("hash", UNDEFINED),
                     "start": n,
-                    "end": _js.number_value(n + _js.to_number(value)),
+                    "end": end,
                     "protected": False,
                 }
+
+
+def _number(v: JSONValue) -> float:
+    """``_js.to_number(v)``, a safe integer as it is (equal as a float, compared alike)."""
+    return v if type(v) is int and -_SAFE < v < _SAFE else _js.to_number(v)
