@@ -110,29 +110,32 @@ class TimedEffects:
         records = self.state[t]
         assert isinstance(records, dict)
         n = self.chat_length
+        active = self.active[t]
         for key in _js.js_key_order(list(records)):
             record = records.get(key)
             if not isinstance(record, dict):
                 continue
             entry = self._find(record.get("hash", UNDEFINED), key)
-            if n <= _number(record.get("start", UNDEFINED)) and not _js.truthy(
-                record.get("protected", UNDEFINED)
-            ):
+            start = record.get("start", UNDEFINED)
+            end = record.get("end", UNDEFINED)
+            if not (type(end) is int and -_SAFE < end < _SAFE):  # else compared as it is
+                end = _js.to_number(end)
+            if _number(start) >= n and not _truthy(record.get("protected", UNDEFINED)):
                 del records[key]
                 continue
             if entry is None:
-                if n >= _number(record.get("end", UNDEFINED)):
+                if n >= end:
                     del records[key]
                 continue
-            if not _js.truthy(entry.get(t, UNDEFINED)):
+            if not _truthy(entry.get(t, UNDEFINED)):
                 del records[key]
                 continue
-            if n >= _number(record.get("end", UNDEFINED)):
+            if n >= end:
                 del records[key]
                 if t == "sticky":
                     self._sticky_ended(entry)
                 continue
-            self.active[t].append(entry.get("hash", UNDEFINED))
+            active.append(entry.get("hash", UNDEFINED))
 
     def _sticky_ended(self, entry: dict[str, JSONValue]) -> None:
         cooldown = entry.get("cooldown", UNDEFINED)
@@ -183,7 +186,7 @@ class TimedEffects:
                 records = self.state[t]
                 assert isinstance(records, dict)
                 if key is None:
-                    key = entry_key(entry)
+                    key = _key(entry)
                 if key in records:
                     continue
                 records[key] = {
@@ -197,3 +200,19 @@ class TimedEffects:
 def _number(v: JSONValue) -> float:
     """``_js.to_number(v)``, a safe integer as it is (equal as a float, compared alike)."""
     return v if type(v) is int and -_SAFE < v < _SAFE else _js.to_number(v)
+
+
+def _key(entry: Mapping[str, JSONValue]) -> str:
+    """``entry_key(entry)``, a string ``world`` and safe integer ``uid`` joined directly."""
+    world = entry.get("world", UNDEFINED)
+    uid = entry.get("uid", UNDEFINED)
+    if type(world) is str and type(uid) is int and -_SAFE < uid < _SAFE:
+        return f"{world}.{uid}"
+    return entry_key(entry)
+
+
+def _truthy(v: JSONValue) -> bool:
+    """``_js.truthy(v)``, a boolean or integer read without the call."""
+    if type(v) is bool:
+        return v
+    return v != 0 if type(v) is int else _js.truthy(v)

@@ -34,14 +34,6 @@ _FACT = "distinct_hashes"
 """``Book.derived`` key of ``learn_keys``'s answer for a plan of the book alone."""
 
 
-def hash_of(text: str) -> int | None:
-    """The hash whose ``String`` is ``text``, if any: hashes are integers below 2**53, so
-    their strings are plain decimals without a leading zero."""
-    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
-        return None
-    return int(text)
-
-
 def learn_keys(plan: Plan, *, distinct: bool) -> None:
     """Record, from the keys (``distinct``: no two entries share one),
     whether no two entries of ``plan`` can share a hash, on the plan and, for a plan of one
@@ -92,16 +84,16 @@ def find_record(plan: Plan, key: str, text: str) -> int | None:
     recorded under ``key``: from ``by_hash`` when indexed, from the entry hashed with it
     when keys are distinct; else the entries under ``key`` are hashed first, and only when
     none of them has the hash is every entry hashed (a record of another entry)."""
-    h = hash_of(text)
-    if h is None:  # no entry's hash reads so
-        return None
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+        return None  # hashes are integers below 2**53: their strings are plain decimals
+    h = int(text)
     got = plan.by_hash.get(h)
     if got:
         return got[0]
     if plan.all_hashed:
         return None
     pos = plan.hashed_at.get(h)
-    if pos is not None and distinct_keys(plan):  # the only entry with hash ``h``
+    if pos is not None and (plan.keys_distinct or distinct_keys(plan)):  # the only one
         plan.indexed[pos] = 1  # not indexed before: ``by_hash`` would list it
         plan.by_hash[h] = [pos]
         return pos
