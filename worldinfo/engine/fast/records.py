@@ -10,9 +10,10 @@ Entries with equal hashes have equal JSON text (barring a cyrb53 collision, ``po
 so equal ``world`` and ``uid``: the entries under a record's ``"world.uid"`` key are the
 place to look, but listing them takes a key index of every entry (0.5 ms for 5,000).
 Most records were written by a scan of the same plan, for an entry it hashed then
-(``Plan.hashed_at``). When no two entries of the plan can share their hash
-(``distinct_keys``), that entry is the only one with its hash, so it is the answer and is
-indexed alone, without the key index. Whether they can is read off the plan's keys
+(``Plan.hashed_at``). When its ``world`` and ``uid`` are plain (``_plain``: every entry
+with its hash has its key) and no two entries of the plan share a key (``distinct_keys``),
+that entry is the only one with its hash, so it is the answer and is indexed alone,
+without the key index. Whether keys are distinct is read off the plan's keys
 (``learn_keys``: a set of them, or the key index once built) and kept on the book
 (``Book.derived``): a later plan of the same book (another session, other settings) knows
 it without any pass over its entries.
@@ -30,31 +31,21 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (star
 if TYPE_CHECKING:
     from worldinfo.engine.fast.plan import Plan
 
-_FACT = "distinct_hashes"
+_FACT = "distinct_keys"
 """``Book.derived`` key of ``learn_keys``'s answer for a plan of the book alone."""
 
 
 def learn_keys(plan: Plan, *, distinct: bool) -> None:
-    """Record, from the keys (``distinct``: no two entries share one),
-    whether no two entries of ``plan`` can share a hash, on the plan and, for a plan of one
-    book alone, on the book.
-
-    Equal hashes mean equal JSON text, so JSON-equal ``world`` and ``uid``, and so equal
-    keys: ``String`` and ``JSON.stringify`` write numbers alike, and render strings, arrays
-    and objects as functions of their JSON text, except where ``NaN`` or an infinity (JSON
-    ``null``, ``String`` ``"NaN"``/``"Infinity"``) stands; a key holding neither word cannot
-    come from such a value. So distinct keys that hold neither make distinct hashes.
-    """
-    joined = "\n".join(plan.keys)
-    fact = distinct and "NaN" not in joined and "Infinity" not in joined
-    plan.keys_distinct = fact
+    """Record whether no two entries of ``plan`` share a key (``distinct``), on the plan
+    and, for a plan of one book alone, on the book."""
+    plan.keys_distinct = distinct
     book = _only_book(plan)
     if book is not None:
-        book.derived[_FACT] = fact
+        book.derived[_FACT] = distinct
 
 
 def distinct_keys(plan: Plan, *, learn: bool = False) -> bool:
-    """Is it known that no two entries of ``plan`` share a hash (``learn_keys``)? From the
+    """Is it known that no two entries of ``plan`` share a key (``learn_keys``)? From the
     plan once its key index is built, else from its book when the plan is of one book
     alone, else (``learn``) from a set of its keys, a third cheaper than the key index;
     ``False`` when not known."""
@@ -82,7 +73,7 @@ def _only_book(plan: Plan) -> Book | None:
 def find_record(plan: Plan, key: str, text: str) -> int | None:
     """Position of the first entry whose ``String(hash)`` is ``text``, for the timed effect
     recorded under ``key``: from ``by_hash`` when indexed, from the entry hashed with it
-    when keys are distinct; else the entries under ``key`` are hashed first, and only when
+    when that is the only one with its hash (plain, keys distinct); else the entries under ``key`` are hashed first, and only when
     none of them has the hash is every entry hashed (a record of another entry)."""
     if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
         return None  # hashes are integers below 2**53: their strings are plain decimals
@@ -93,7 +84,7 @@ def find_record(plan: Plan, key: str, text: str) -> int | None:
     if plan.all_hashed:
         return None
     pos = plan.hashed_at.get(h)
-    if pos is not None and (plan.keys_distinct or distinct_keys(plan)):  # the only one
+    if pos is not None and (plan.keys_distinct or distinct_keys(plan)) and _plain(plan, pos):
         plan.indexed[pos] = 1  # not indexed before: ``by_hash`` would list it
         plan.by_hash[h] = [pos]
         return pos
@@ -107,10 +98,10 @@ def find_record(plan: Plan, key: str, text: str) -> int | None:
 
 def index_position(plan: Plan, pos: int) -> None:
     """Index by hash every entry with the hash of the entry at ``pos``: that entry alone
-    when keys are distinct, else those under its key (``index_key``)."""
+    when it is plain and keys are distinct, else those under its key (``index_key``)."""
     if plan.all_hashed or plan.indexed[pos]:
         return
-    if not distinct_keys(plan):
+    if not (distinct_keys(plan) and _plain(plan, pos)):
         index_key(plan, plan.keys[pos])
         return
     plan.indexed[pos] = 1
@@ -140,6 +131,9 @@ def index_key(plan: Plan, key: str) -> None:
 
 
 def _plain(plan: Plan, pos: int) -> bool:
+    """Are the ``world`` and ``uid`` of the entry at ``pos`` plain (``_plain_id``)? Then
+    every entry with its hash has its key: one JSON text of a plain value is the JSON
+    text of values with one ``String``."""
     e = plan.entries[pos]
     return _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
 
