@@ -213,3 +213,17 @@ def _play(seed: int, *, fast: bool) -> list[Any]:
 @pytest.mark.parametrize("seed", range(60))
 def test_records_over_later_turns_equal_straightforward(seed: int) -> None:
     assert _play(seed, fast=True) == _play(seed, fast=False)
+
+
+def test_hash_positions_reads_values_as_strict_equality_does() -> None:
+    from worldinfo.engine.fast.scan import dynamic_positions, hash_positions
+
+    book = Book(name="B", entries=tuple(Entry.new(i, key=[f"k{i}"]) for i in range(3)))
+    plan = _plan(book)
+    plan.ensure_all_hashes()
+    h = _hashes(book)
+    odd: list[JSONValue] = [True, False, 2.5, math.nan, math.inf, str(h[0]), None, [h[0]]]
+    assert hash_positions(plan, odd) == set()
+    assert hash_positions(plan, [h[2], float(h[1]), *odd]) == {1, 2}
+    active: dict[str, list[JSONValue]] = {"sticky": [h[0]], "cooldown": [], "delay": [h[2]]}
+    assert dynamic_positions(plan, active, {"B.1": object()}) == {0, 1, 2}

@@ -59,6 +59,8 @@ def normalise(state: JSONValue) -> dict[str, JSONValue]:
             continue
         if isinstance(records, list):
             records = {str(i): v for i, v in enumerate(records)}
+        elif set(map(type, records.values())) <= {dict}:  # every one kept: a copy already
+            continue
         out[t] = {k: v for k, v in records.items() if _js.truthy(v) and isinstance(v, (dict, list))}
     return out
 
