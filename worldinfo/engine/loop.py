@@ -8,7 +8,6 @@ the specification's sections.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 
 from worldinfo import _js
 from worldinfo._collector import collector_paused
@@ -17,7 +16,7 @@ from worldinfo.engine.budget import compute_budget
 from worldinfo.engine.buffer import ScanBuffer, ScanData
 from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.fast.plan import Plan
-from worldinfo.engine.fast.records import distinct_keys, find_record
+from worldinfo.engine.fast.records import distinct_keys
 from worldinfo.engine.fast.scan import FastScan, dynamic_positions, hash_positions
 from worldinfo.engine.gathering import (
     BookSelection,
@@ -142,9 +141,10 @@ def _prepare_timed(
     plan: Plan, timed_state: dict[str, JSONValue], *, chat_length: int, dry_run: bool
 ) -> None:
     """Index by hash the delayed entries (compared by hash, R64) and build the entries of
-    the records together (``find_record`` reads them; one by one they cost 3x): those
-    hashed before (``Plan.hashed_at``, built then) need nothing; only when some record's
-    hash is not known are the entries under its key listed (the key index of every entry)."""
+    the records together (``find_record`` reads them; one by one they cost 3x). A record
+    whose hash an entry was given before (``Plan.hashed_at``: built then) needs nothing
+    when the plan's keys are distinct (``records.distinct_keys``: learnt here once, from a
+    set of them, a third cheaper than the key index of every entry)."""
     for p in plan.delay_positions:
         if _js.lt(chat_length, plan.entries[p].get("delay")):
             plan.index_position(p)
@@ -217,7 +217,7 @@ def _check(
     lazy = plan.entries if plan is not None and not trace else None  # built as they are read
     timed = TimedEffects(timed_state, len(chat), entries if lazy is None else lazy, dry_run)
     if plan is not None:
-        timed.find_hash = partial(find_record, plan)  # no method frame per record
+        timed.find_hash = plan.find_record
         timed.delay_positions = plan.delay_positions
     timed.check()
     if lazy is not None:

@@ -72,9 +72,10 @@ def _only_book(plan: Plan) -> Book | None:
 
 def find_record(plan: Plan, key: str, text: str) -> int | None:
     """Position of the first entry whose ``String(hash)`` is ``text``, for the timed effect
-    recorded under ``key``: from ``by_hash`` when indexed, from the entry hashed with it
-    when that is the only one with its hash (plain, keys distinct); else the entries under ``key`` are hashed first, and only when
-    none of them has the hash is every entry hashed (a record of another entry)."""
+    recorded under ``key``: from ``by_hash`` when indexed, else the entry hashed with it
+    when no other can have its hash (plain, keys distinct), else the entries under ``key``
+    are hashed first, and only when none of them has the hash is every entry hashed (a
+    record of another entry)."""
     if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
         return None  # hashes are integers below 2**53: their strings are plain decimals
     h = int(text)
@@ -132,8 +133,8 @@ def index_key(plan: Plan, key: str) -> None:
 
 def _plain(plan: Plan, pos: int) -> bool:
     """Are the ``world`` and ``uid`` of the entry at ``pos`` plain (``_plain_id``)? Then
-    every entry with its hash has its key: one JSON text of a plain value is the JSON
-    text of values with one ``String``."""
+    every entry with its hash has its key: a value whose JSON text is a plain value's has
+    that value's ``String``."""
     e = plan.entries[pos]
     return _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
 
