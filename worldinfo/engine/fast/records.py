@@ -29,7 +29,29 @@ from worldinfo.types import Book
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
-    from worldinfo.engine.fast.plan import Plan
+    from collections.abc import Mapping, Sequence
+    from typing import Protocol
+
+    class Plan(Protocol):
+        """What this module reads and writes of a ``plan.Plan`` (which calls it: a
+        protocol, so that this module does not import the plan's)."""
+
+        keys: list[str]
+        books: tuple[Book | None, ...]
+        by_hash: dict[int, list[int]]
+        hashed_at: dict[int, int]
+        keys_distinct: bool | None
+        indexed: bytearray
+        indexed_keys: set[str]
+        odd_indexed: bool
+        all_hashed: bool
+
+        @property
+        def entries(self) -> Sequence[Mapping[str, JSONValue]]: ...
+        def positions_of_key(self, key: str) -> list[int]: ...
+        def ensure_hash(self, pos: int) -> int: ...
+        def ensure_all_hashes(self) -> None: ...
+
 
 _FACT = "distinct_keys"
 """``Book.derived`` key of ``learn_keys``'s answer for a plan of the book alone."""
