@@ -14,13 +14,13 @@ R48).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from enum import IntEnum
 
-from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo._js import JSONValue
 from worldinfo._js.regex import RegexKey
 from worldinfo._record import field, record
+from worldinfo.engine.fast import records
 from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.gathering import (
@@ -168,9 +168,15 @@ class Plan:
     by_needle: list[dict[int, Sequence[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
     by_hash: dict[int, list[int]] = field(default_factory=dict)
+    """Hash -> every position with it, for the entries indexed (``records``)."""
+    hashed_at: dict[int, int] = field(default_factory=dict)
+    """Hash -> a position hashed with it (any entry hashed, indexed or not)."""
+    keys_distinct: bool | None = None
+    """No two entries share a hash (``records.learn_keys``); ``None``: not known yet."""
     _by_key: dict[str, int | list[int]] | None = None
-    _odd_indexed: bool = False
-    _indexed_keys: set[str] = field(default_factory=set)
+    odd_indexed: bool = False
+    """The entries with a ``world`` or ``uid`` that is not plain are indexed."""
+    indexed_keys: set[str] = field(default_factory=set)
     indexed: bytearray = field(default_factory=bytearray)
     delay_positions: list[int] = field(default_factory=list)
     plain: list[bool] = field(default_factory=list)
@@ -199,6 +205,7 @@ class Plan:
         if not self.hashed[pos]:
             self.entries[pos]["hash"] = memo[0]
             self.hashed[pos] = 1
+            self.hashed_at.setdefault(memo[0], pos)
         return memo[0]
 
     def ensure_hashes(self, positions: Sequence[int]) -> None:
@@ -233,45 +240,19 @@ class Plan:
         self.all_hashed = True
 
     def index_key(self, key: str) -> None:
-        """Hash the entries whose ``"world.uid"`` is ``key`` and index them by hash.
+        """Hash the entries whose ``"world.uid"`` is ``key`` and index them by hash
+        (``records.index_key``)."""
+        records.index_key(self, key)
 
-        Entries with equal hashes have equal JSON text (barring a cyrb53 collision,
-        ``port.yaml``), so equal ``world`` and ``uid`` and the same key; only a ``world`` or
-        ``uid`` whose JSON text does not decide its ``String`` (``null``, ``NaN``, arrays,
-        ...) is not plain: those entries are indexed together. So every position listed
-        under a hash in ``by_hash`` is all the positions with that hash.
-        """
-        if self.all_hashed or key in self._indexed_keys:
-            return
-        self._indexed_keys.add(key)
-        positions = self.positions_of_key(key)
-        if not self._odd_indexed and not all(self._plain(p) for p in positions):
-            self._odd_indexed = True
-            odd = [p for p in range(len(self.entries)) if not self._plain(p)]
-            positions = sorted(set(positions) | set(odd))
-        for pos in positions:
-            if not self.indexed[pos]:
-                self.indexed[pos] = 1
-                self.by_hash.setdefault(self.ensure_hash(pos), []).append(pos)
+    def index_position(self, pos: int) -> None:
+        """Index by hash every entry with the hash of the entry at ``pos``
+        (``records.index_position``)."""
+        records.index_position(self, pos)
 
     def find_record(self, key: str, text: str) -> int | None:
         """Position of the first entry whose ``String(hash)`` is ``text``, for the timed
-        effect recorded under ``key``: the entries under ``key`` are hashed first; only when
-        none of them has the hash is every entry hashed (a record of another entry)."""
-        self.index_key(key)
-        pos = self.first_with_hash(text)
-        if pos is None and not self.all_hashed:
-            self.ensure_all_hashes()
-            pos = self.first_with_hash(text)
-        return pos
-
-    def first_with_hash(self, text: str) -> int | None:
-        """Position of the first indexed entry whose ``String(hash)`` is ``text`` (hashes
-        are integers below 2**53, so their strings are plain decimals)."""
-        if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
-            return None
-        positions = self.by_hash.get(int(text))
-        return positions[0] if positions else None
+        effect recorded under ``key`` (``records.find_record``)."""
+        return records.find_record(self, key, text)
 
     def positions_of_key(self, key: str) -> list[int]:
         """Positions of the entries whose ``"world.uid"`` is ``key``."""
@@ -284,17 +265,6 @@ class Plan:
                     shared.setdefault(k, []).append(pos)
                 by_key = dict(shared)
             self._by_key = by_key
+            records.learn_keys(self, distinct=len(by_key) == len(keys))
         got = self._by_key.get(key)
         return [] if got is None else [got] if isinstance(got, int) else got
-
-    def _plain(self, pos: int) -> bool:
-        e = self.entries[pos]
-        return _plain_id(e.get("world", UNDEFINED)) and _plain_id(e.get("uid", UNDEFINED))
-
-
-def _plain_id(value: JSONValue) -> bool:
-    """Is ``value``'s JSON text one-to-one with its ``String`` (strings, booleans,
-    ``undefined``, finite numbers)?"""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return value is UNDEFINED or isinstance(value, (str, int))

@@ -279,12 +279,13 @@ def hash_positions(plan: Plan, values: Sequence[JSONValue]) -> set[int]:
     """Positions of the entries whose hash is strictly equal to one of ``values``."""
     out: set[int] = set()
     for h in values:
-        if isinstance(h, bool):
-            continue
-        if isinstance(h, float) and h.is_integer():
+        if type(h) is not int:  # an entry's hash is one; other values as ``===`` reads them
+            if isinstance(h, bool) or not isinstance(h, (int, float)):
+                continue
+            if isinstance(h, float) and not h.is_integer():
+                continue
             h = int(h)
-        if isinstance(h, int):
-            out.update(plan.by_hash.get(h, ()))
+        out.update(plan.by_hash.get(h, ()))
     return out
 
 
@@ -292,9 +293,7 @@ def dynamic_positions(
     plan: Plan, active: Mapping[str, Sequence[JSONValue]], forced: Mapping[str, object]
 ) -> set[int]:
     """Positions whose timed effects are active, or that are forced on, in this scan."""
-    out: set[int] = set()
-    for values in active.values():
-        out |= hash_positions(plan, values)
+    out: set[int] = set().union(*(hash_positions(plan, v) for v in active.values()))
     for key in forced:
         out.update(plan.positions_of_key(key))
     return out
