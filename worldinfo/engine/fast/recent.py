@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from worldinfo.engine.fast.found import Found, FoundSets
 from worldinfo.engine.fast.matcher import KeyIndex
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -60,7 +61,7 @@ class Recent(Generic[V]):
 class RecentTexts:
     """Key ids per text tuple, unions of id sets and joined texts of recent scans."""
 
-    __slots__ = ("_joined", "_size", "_texts", "_unions", "assembled")
+    __slots__ = ("_joined", "_size", "_texts", "_unions", "assembled", "found")
 
     def __init__(self) -> None:
         self._size = -1
@@ -69,6 +70,9 @@ class RecentTexts:
         self._joined: dict[Hashable, str] = {}
         self.assembled: Recent[object] = Recent()
         """Prompt pieces by (positions, contents) of the activated entries (``output``)."""
+        self.found = FoundSets()
+        """The positions recent key hits visit, per configuration (``FastScan.visit``): a
+        function of the hits and the plan alone, so ``forget`` keeps them."""
 
     def __repr__(self) -> str:
         return f"RecentTexts(texts={len(self._texts)}, unions={len(self._unions)})"
@@ -117,31 +121,24 @@ class RecentTexts:
 
 
 class Visit:
-    """What ``FastScan.visit`` derived from one combination of found position sets: their
-    sorted union, and facts about those positions for the nomination loop.
+    """What ``FastScan.visit`` derived from one combination of found positions: their
+    union, and facts about those positions for the nomination loop.
 
     Args:
-        parts: the found sets (kept alive with the result: it is looked up by their ids).
-        positions: the sorted union.
+        parts: the found positions of each configuration (kept alive with the result: it
+            is looked up by their ids).
+        positions: the union, ascending.
+        mask: the union, a byte per position of the plan (not zero: in ``positions``).
     """
 
-    __slots__ = ("built", "codes", "parts", "positions")
+    __slots__ = ("built", "codes", "mask", "parts", "positions")
 
-    def __init__(self, parts: tuple[frozenset[int], ...], positions: list[int]) -> None:
+    def __init__(self, parts: tuple[Found, ...], positions: list[int], mask: bytearray) -> None:
         self.parts = parts
         self.positions = positions
+        self.mask = mask
         self.codes: bytes | None = None
         """Per position, how ``passes._nominate_fast`` decides it (set by its first use)."""
         self.built = False
         """Every position's entry object is built (``LazyEntries``): a scan that starts
         after this was found has them all in its list (objects, once built, stay)."""
-
-
-def sorted_union(parts: tuple[frozenset[int], ...], always: list[int]) -> list[int]:
-    """The positions of ``parts`` and ``always``, ascending. The union starts from the
-    largest part: a copy of its table (28 us for 2,437 positions, where adding them one by
-    one to a new set takes 44 us; the sort takes 31 us)."""
-    if not parts:
-        return sorted(set(always))
-    big = max(range(len(parts)), key=lambda i: len(parts[i]))
-    return sorted(parts[big].union(*parts[:big], *parts[big + 1 :], always))
