@@ -2,7 +2,8 @@
 (``engine/fast/found.py``), are the positions of the new hits exactly: a key gone takes
 its positions away unless another hit key still lists them, a key added brings its own;
 the visit lists and nomination codes built from them are what the plan's tables give, and
-later turns over several scan-text configurations equal the straightforward path's."""
+later turns over several scan-text configurations equal the straightforward path's; the
+ids of a message are kept for the next turn's depth window."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from test_later_turns import turns
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import session_for
 from worldinfo.engine.fast.found import Found, FoundSets, count, nomination_codes, union_mask
+from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import Plan
+from worldinfo.engine.fast.recent import MESSAGES_KEEP, RecentTexts
 from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE
 
 SIZE = 40
@@ -156,3 +159,19 @@ def configured_case(seed: int) -> dict[str, Any]:
 def test_later_turns_over_several_configurations_equal_straightforward(seed: int) -> None:
     case = configured_case(seed)
     assert turns(case, fast=True) == turns(case, fast=False)
+
+
+def test_message_ids_are_kept_until_a_needle_is_added() -> None:
+    index = KeyIndex()
+    dragon = index.add_text("dragon", lowered=True, whole_word=False)
+    index.freeze()
+    recent = RecentTexts()
+    got = recent.text_ids(index, "a dragon\nand more")
+    assert got == {dragon} and recent.text_ids(index, "a drag" + "on\nand more") is got
+    for i in range(MESSAGES_KEEP):
+        recent.text_ids(index, str(i))
+    assert recent.text_ids(index, "a dragon\nand more") is not got  # cleared, not grown
+    castle = index.add_text("castle", lowered=True, whole_word=False)
+    assert recent.text_ids(index, "a castle, a dragon") == {dragon, castle}
+    recent.forget()
+    assert len(recent) == 0

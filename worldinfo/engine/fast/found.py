@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import is_
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -137,9 +137,8 @@ def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:
             added, removed, base = best
             counts = bytearray(base.counts)
             _add(counts, table, table.keys() & added)
-            for key in table.keys() & removed:
-                for pos in table[key]:
-                    counts[pos] -= 1
+            for pos in chain.from_iterable(map(table.__getitem__, table.keys() & removed)):
+                counts[pos] -= 1
     except ValueError:  # a count past 255: a mask of the positions instead
         counts = bytearray(size)
         for pos in frozenset().union(*map(table.__getitem__, table.keys() & hits)):
@@ -149,9 +148,8 @@ def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:
 
 
 def _add(counts: bytearray, table: Table, keys: AbstractSet[int]) -> None:
-    for key in keys:
-        for pos in table[key]:
-            counts[pos] += 1
+    for pos in chain.from_iterable(map(table.__getitem__, keys)):
+        counts[pos] += 1
 
 
 def _closest(

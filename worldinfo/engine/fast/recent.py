@@ -25,6 +25,8 @@ else:
 
 KEEP = 16
 """Values kept per table; one more clears the table (a scan reads a handful)."""
+MESSAGES_KEEP = 512
+"""Single texts whose ids are kept (``RecentTexts.text_ids``: a chat's recent messages)."""
 V = TypeVar("V")
 
 
@@ -61,11 +63,12 @@ class Recent(Generic[V]):
 class RecentTexts:
     """Key ids per text tuple, unions of id sets and joined texts of recent scans."""
 
-    __slots__ = ("_joined", "_size", "_texts", "_unions", "assembled", "found")
+    __slots__ = ("_joined", "_one", "_size", "_texts", "_unions", "assembled", "found")
 
     def __init__(self) -> None:
         self._size = -1
         self._texts: dict[Hashable, frozenset[int]] = {}
+        self._one: dict[str, frozenset[int]] = {}
         self._unions: dict[Hashable, frozenset[int]] = {}
         self._joined: dict[Hashable, str] = {}
         self.assembled: Recent[object] = Recent()
@@ -81,12 +84,24 @@ class RecentTexts:
         if needles.size != self._size:  # new needles: an old id set may lack some
             self._texts.clear()
             self._unions.clear()
+            self._one.clear()
             self._size = needles.size
 
     def ids(self, needles: KeyIndex, texts: tuple[str, ...]) -> frozenset[int] | None:
         """The ids found in ``texts`` by a recent scan, or ``None``."""
         self._check(needles)
         return self._texts.get(texts)
+
+    def text_ids(self, needles: KeyIndex, text: str) -> frozenset[int]:
+        """The ids found in ``text`` (``KeyIndex.found_text``): a later turn's depth window
+        holds the messages of the turn before, shifted by one."""
+        self._check(needles)
+        got = self._one.get(text)
+        if got is None:
+            if len(self._one) >= MESSAGES_KEEP:
+                self._one.clear()
+            got = self._one[text] = frozenset(needles.found_text(text))
+        return got
 
     def keep_ids(self, texts: tuple[str, ...], ids: frozenset[int]) -> frozenset[int]:
         """Remember ``ids`` as what ``texts`` hold (after ``ids`` missed); return it."""
@@ -110,13 +125,15 @@ class RecentTexts:
 
     def __len__(self) -> int:
         """How many values are kept."""
-        return len(self._texts) + len(self._unions) + len(self._joined) + len(self.assembled)
+        ids = len(self._texts) + len(self._unions) + len(self._one)
+        return ids + len(self._joined) + len(self.assembled)
 
     def forget(self) -> None:
         """Drop everything (benchmarks measure scans of unseen text this way)."""
         self._texts.clear()
         self._unions.clear()
         self._joined.clear()
+        self._one.clear()
         self.assembled.clear()
 
 

@@ -118,8 +118,8 @@ class FastScan:
             start = max(k for k in self._prefix if k < n)
             acc = set(self._prefix[start])
             index = self.plan.needles
-            for text in messages[start:n]:
-                acc |= index.found_text(text)
+            for text in messages[start:n]:  # a message once seen: its ids as found then
+                acc |= index.found_text(text) if recent is None else recent.text_ids(index, text)
             got = frozenset(acc)
             if recent is not None:
                 recent.keep_ids(texts, got)
