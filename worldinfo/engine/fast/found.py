@@ -136,9 +136,9 @@ def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:
         else:
             added, removed, base = best
             counts = bytearray(base.counts)
-            _add(counts, table, table.keys() & added)
             for pos in chain.from_iterable(map(table.__getitem__, table.keys() & removed)):
-                counts[pos] -= 1
+                counts[pos] -= 1  # first: no count then passes its final value
+            _add(counts, table, table.keys() & added)
     except ValueError:  # a count past 255: a mask of the positions instead
         counts = bytearray(size)
         for pos in frozenset().union(*map(table.__getitem__, table.keys() & hits)):
@@ -148,6 +148,7 @@ def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:
 
 
 def _add(counts: bytearray, table: Table, keys: AbstractSet[int]) -> None:
+    """Add one to ``counts`` at each position ``table`` lists under one of ``keys``."""
     for pos in chain.from_iterable(map(table.__getitem__, keys)):
         counts[pos] += 1
 
