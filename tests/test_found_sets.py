@@ -127,10 +127,13 @@ def test_nomination_codes_are_the_rule_of_each_position(seed: int) -> None:
         return (SIMPLE if simple else PLAIN) if plan.plain[p] else FULL
 
     assert plan.regex_positions and any(s is not None for s in plan.secondary)
-    assert list(nomination_codes(plan)) == [rule(p) for p in range(len(plan.keys))]
+    every = nomination_codes(plan.plain, plan.secondary, plan.regex_positions)
+    assert list(every) == [rule(p) for p in range(len(plan.keys))]
     mask = bytearray(random.Random(seed).random() < 0.3 for _ in range(len(plan.keys)))
     want = bytes(rule(p) for p, m in enumerate(mask) if m)
-    assert FoundSets().codes(plan, mask) == want
+    table = bytearray(b"\x03" * len(mask))
+    assert FoundSets().codes(mask, table, lambda: every) == want
+    assert table == every
 
 
 def configured_case(seed: int) -> dict[str, Any]:

@@ -23,14 +23,10 @@ out of the processor's caches, and a mask of the plan's 5,000 positions is 5 kB.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, compress, repeat
 from operator import is_
-
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
-if TYPE_CHECKING:
-    from worldinfo.engine.fast.plan import Plan
 
 Hits = frozenset[int] | set[int]
 Table = Mapping[int, Sequence[int]]
@@ -111,15 +107,14 @@ class FoundSets:
             pool = self._pool = list(range(size))
         return list(compress(pool, mask))
 
-    def codes(self, plan: Plan, mask: bytearray) -> bytes:
+    def codes(self, mask: bytearray, table: bytearray, every: Callable[[], bytes]) -> bytes:
         """``FastScan.codes`` of the positions where ``mask`` is not zero, in order: the
-        plan's codes (``FactTable.codes``, all filled by ``nomination_codes`` the first
+        plan's codes (``table``: ``FactTable.codes``, filled with ``every()`` the first
         time) where the mask is, done on whole integers (each code + 1 masked, the zero
         bytes dropped, 1 taken off each)."""
         size = len(mask)
         if self._codes is None:
-            table = plan.facts.codes(size)
-            table[:] = nomination_codes(plan)
+            table[:] = every()
             self._codes = int.from_bytes(table.translate(_PLUS), "little")
         keep = int.from_bytes(mask.translate(_TO_MASK), "little")
         return (keep & self._codes).to_bytes(size, "little").translate(_MINUS, b"\x00")
@@ -188,15 +183,19 @@ def union_mask(masks: Sequence[bytearray], always: Sequence[int], size: int) -> 
     return out
 
 
-def nomination_codes(plan: Plan) -> bytes:
-    """``FastScan.codes`` of every position of ``plan``: ``SIMPLE`` (0) for a ``PLAIN``
-    entry with neither secondary nor regex keys, ``PLAIN`` (1) for another plain entry,
-    ``FULL`` (2) for the rest; computed for the whole plan at once, on whole integers
-    (2 - plain - simple, a byte each, never below 0), when a scan first needs one."""
-    size = len(plan.keys)
-    plain = int.from_bytes(bytes(plan.plain), "little")
-    simple = bytearray(map(is_, plan.secondary, repeat(None)))
-    for pos in plan.regex_positions:
+def nomination_codes(
+    plain: Sequence[bool], secondary: Sequence[object], regex: AbstractSet[int]
+) -> bytes:
+    """``FastScan.codes`` of every position of a plan (its ``plain``, ``secondary`` and
+    ``regex_positions``): ``SIMPLE`` (0) for a ``PLAIN`` entry with neither secondary nor
+    regex keys, ``PLAIN`` (1) for another plain entry, ``FULL`` (2) for the rest; computed
+    for the whole plan at once, on whole integers (2 - plain - simple, a byte each, never
+    below 0), when a scan first needs one."""
+    size = len(plain)
+    simple = bytearray(map(is_, secondary, repeat(None)))
+    for pos in regex:
         simple[pos] = 0
+    plain_bits = int.from_bytes(bytes(plain), "little")
     twos = int.from_bytes(b"\x02" * size, "little")
-    return (twos - plain - (plain & int.from_bytes(simple, "little"))).to_bytes(size, "little")
+    both = plain_bits & int.from_bytes(simple, "little")
+    return (twos - plain_bits - both).to_bytes(size, "little")

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
-from worldinfo.engine.fast.found import Found, union_mask
+from worldinfo.engine.fast.found import Found, nomination_codes, union_mask
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.recent import Visit
@@ -200,7 +201,10 @@ class FastScan:
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
-            visit.codes = self.plan.facts.recent.found.codes(self.plan, visit.mask)
+            plan = self.plan
+            table = plan.facts.codes(len(plan.keys))
+            every = partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
+            visit.codes = plan.facts.recent.found.codes(visit.mask, table, every)
         return visit.codes
 
     def _own(self, positions: list[int]) -> None:
