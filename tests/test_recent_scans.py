@@ -8,15 +8,13 @@ import random
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from worldinfo import Book, Message, Persona, Session, _js
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import observed
 from worldinfo.engine.fast.cache import ScanCache
 from worldinfo.engine.fast.matcher import KeyIndex
-from worldinfo.engine.fast.recent import KEEP, RecentTexts, sorted_union
+from worldinfo.engine.fast.recent import KEEP, RecentTexts
 from worldinfo.types import Settings
 
 Edit = Callable[[Session], None]
@@ -120,13 +118,3 @@ def test_recent_texts_are_keyed_by_value_and_bounded() -> None:
     assert recent.ids(index, texts) is None
     joined = recent.joined(("x", "y"))
     assert joined == "x\ny" and recent.joined(("x", "y")) is joined
-
-
-POSITIONS = st.frozensets(st.integers(0, 300))
-
-
-@given(st.lists(POSITIONS, max_size=4).map(tuple), st.lists(st.integers(0, 300), max_size=8))
-def test_sorted_union_is_the_sorted_set_of_every_position(
-    parts: tuple[frozenset[int], ...], always: list[int]
-) -> None:
-    assert sorted_union(parts, always) == sorted(set(always).union(*parts))

@@ -11,7 +11,6 @@ lazily, entry by entry, so the first scan pays only for the entries it nominates
 from __future__ import annotations
 
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -148,7 +147,7 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_classes", "_codes", "_facts", "found", "quick", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "quick", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
@@ -158,8 +157,6 @@ class FactTable:
         self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts]] = {}
         """``id`` of each ``CLASS_FIELDS`` value -> the values and the facts of the first
         such entry."""
-        self.found: dict[int, list[tuple[AbstractSet[int], frozenset[int]]]] = {}
-        """Per configuration: recent (key hits, positions those hits visit)."""
         self.visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = {}
         """(always-visited positions, ``id`` of each found set) -> the sets and the sorted
         union (the sets are kept alive with it, so their ids stay theirs)."""

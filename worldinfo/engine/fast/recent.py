@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from worldinfo.engine.fast.found import Found, FoundSets
 from worldinfo.engine.fast.matcher import KeyIndex
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -24,6 +25,8 @@ else:
 
 KEEP = 16
 """Values kept per table; one more clears the table (a scan reads a handful)."""
+MESSAGES_KEEP = 512
+"""Single texts whose ids are kept (``RecentTexts.text_ids``: a chat's recent messages)."""
 V = TypeVar("V")
 
 
@@ -60,15 +63,19 @@ class Recent(Generic[V]):
 class RecentTexts:
     """Key ids per text tuple, unions of id sets and joined texts of recent scans."""
 
-    __slots__ = ("_joined", "_size", "_texts", "_unions", "assembled")
+    __slots__ = ("_joined", "_one", "_size", "_texts", "_unions", "assembled", "found")
 
     def __init__(self) -> None:
         self._size = -1
         self._texts: dict[Hashable, frozenset[int]] = {}
+        self._one: dict[str, frozenset[int]] = {}
         self._unions: dict[Hashable, frozenset[int]] = {}
         self._joined: dict[Hashable, str] = {}
         self.assembled: Recent[object] = Recent()
         """Prompt pieces by (positions, contents) of the activated entries (``output``)."""
+        self.found = FoundSets()
+        """The positions recent key hits visit, per configuration (``FastScan.visit``): a
+        function of the hits and the plan alone, so ``forget`` keeps them."""
 
     def __repr__(self) -> str:
         return f"RecentTexts(texts={len(self._texts)}, unions={len(self._unions)})"
@@ -77,12 +84,24 @@ class RecentTexts:
         if needles.size != self._size:  # new needles: an old id set may lack some
             self._texts.clear()
             self._unions.clear()
+            self._one.clear()
             self._size = needles.size
 
     def ids(self, needles: KeyIndex, texts: tuple[str, ...]) -> frozenset[int] | None:
         """The ids found in ``texts`` by a recent scan, or ``None``."""
         self._check(needles)
         return self._texts.get(texts)
+
+    def text_ids(self, needles: KeyIndex, text: str) -> frozenset[int]:
+        """The ids found in ``text`` (``KeyIndex.found_text``): a later turn's depth window
+        holds the messages of the turn before, shifted by one."""
+        self._check(needles)
+        got = self._one.get(text)
+        if got is None:
+            if len(self._one) >= MESSAGES_KEEP:
+                self._one.clear()
+            got = self._one[text] = frozenset(needles.found_text(text))
+        return got
 
     def keep_ids(self, texts: tuple[str, ...], ids: frozenset[int]) -> frozenset[int]:
         """Remember ``ids`` as what ``texts`` hold (after ``ids`` missed); return it."""
@@ -106,42 +125,37 @@ class RecentTexts:
 
     def __len__(self) -> int:
         """How many values are kept."""
-        return len(self._texts) + len(self._unions) + len(self._joined) + len(self.assembled)
+        ids = len(self._texts) + len(self._unions) + len(self._one)
+        return ids + len(self._joined) + len(self.assembled)
 
     def forget(self) -> None:
         """Drop everything (benchmarks measure scans of unseen text this way)."""
         self._texts.clear()
         self._unions.clear()
         self._joined.clear()
+        self._one.clear()
         self.assembled.clear()
 
 
 class Visit:
-    """What ``FastScan.visit`` derived from one combination of found position sets: their
-    sorted union, and facts about those positions for the nomination loop.
+    """What ``FastScan.visit`` derived from one combination of found positions: their
+    union, and facts about those positions for the nomination loop.
 
     Args:
-        parts: the found sets (kept alive with the result: it is looked up by their ids).
-        positions: the sorted union.
+        parts: the found positions of each configuration (kept alive with the result: it
+            is looked up by their ids).
+        positions: the union, ascending.
+        mask: the union, a byte per position of the plan (not zero: in ``positions``).
     """
 
-    __slots__ = ("built", "codes", "parts", "positions")
+    __slots__ = ("built", "codes", "mask", "parts", "positions")
 
-    def __init__(self, parts: tuple[frozenset[int], ...], positions: list[int]) -> None:
+    def __init__(self, parts: tuple[Found, ...], positions: list[int], mask: bytearray) -> None:
         self.parts = parts
         self.positions = positions
+        self.mask = mask
         self.codes: bytes | None = None
         """Per position, how ``passes._nominate_fast`` decides it (set by its first use)."""
         self.built = False
         """Every position's entry object is built (``LazyEntries``): a scan that starts
         after this was found has them all in its list (objects, once built, stay)."""
-
-
-def sorted_union(parts: tuple[frozenset[int], ...], always: list[int]) -> list[int]:
-    """The positions of ``parts`` and ``always``, ascending. The union starts from the
-    largest part: a copy of its table (28 us for 2,437 positions, where adding them one by
-    one to a new set takes 44 us; the sort takes 31 us)."""
-    if not parts:
-        return sorted(set(always))
-    big = max(range(len(parts)), key=lambda i: len(parts[i]))
-    return sorted(parts[big].union(*parts[:big], *parts[big + 1 :], always))

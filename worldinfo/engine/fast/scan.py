@@ -14,28 +14,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from itertools import compress
-from operator import itemgetter
+from functools import partial
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
+from worldinfo.engine.fast.found import Found, nomination_codes, union_mask
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
-from worldinfo.engine.fast.recent import Visit, sorted_union
+from worldinfo.engine.fast.recent import Visit
 from worldinfo.engine.fast.regex_keys import regex_nominates
 from worldinfo.types import RawEntry, ScanState
 
 _ONLY_ALWAYS = frozenset({ALWAYS})
 _PREFIX_KEEP = 8
-_FOUND_KEEP = 4
-"""Recent key-hit sets remembered per configuration (a scan's passes, a swipe's rescan)."""
 _VISITS_KEEP = 16
 SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
 """``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet)."""
-_UNSEEN_ONLY = bytes(1 if b == UNSEEN else 0 for b in range(256))
-"""``bytes.translate`` table: 1 for ``UNSEEN``, else 0 (an ``itertools.compress`` mask)."""
 
 
 class FastScan:
@@ -63,7 +59,7 @@ class FastScan:
         self._extra: dict[tuple[bool, ...], frozenset[int]] = {}
         self._recurse_count = 0
         self._recurse_ids: frozenset[int] = frozenset()
-        self._visit: dict[int, tuple[frozenset[int] | set[int], frozenset[int]]] = {}
+        self._visit: dict[int, Found] = {}  # per configuration, this scan's last pass
         self.skip = False  # ``_select`` may be skipped for undecided plain entries
         self.shared: Sequence[dict[str, JSONValue]] | None = None  # the plan's own entries
         self.shared_index: dict[int, int] | None = None  # the plan's index, until copied
@@ -123,8 +119,8 @@ class FastScan:
             start = max(k for k in self._prefix if k < n)
             acc = set(self._prefix[start])
             index = self.plan.needles
-            for text in messages[start:n]:
-                acc |= index.found_text(text)
+            for text in messages[start:n]:  # a message once seen: its ids as found then
+                acc |= index.found_text(text) if recent is None else recent.text_ids(index, text)
             got = frozenset(acc)
             if recent is not None:
                 recent.keep_ids(texts, got)
@@ -179,16 +175,17 @@ class FastScan:
         with later scans that visit the same positions: read it, never change it.
         ``build``: put every visited entry into the scan's list now (else ``build`` them
         as they are read)."""
-        parts = tuple(
-            self._found(cid, table) for cid, table in enumerate(self.plan.by_needle) if table
-        )
-        memo = self.plan.facts.visits
+        plan = self.plan
+        parts = tuple(self._found(cid, table) for cid, table in enumerate(plan.by_needle) if table)
+        memo = plan.facts.visits
         key = (self._always_key, tuple(map(id, parts)))
         got = memo.get(key)
         if got is None:
             if len(memo) >= _VISITS_KEEP:
                 memo.clear()
-            got = memo[key] = Visit(parts, sorted_union(parts, self._always))
+            size = len(plan.keys)
+            mask = union_mask([f.counts for f in parts], self._always, size)
+            got = memo[key] = Visit(parts, plan.facts.recent.found.positions(mask), mask)
         if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
@@ -204,20 +201,10 @@ class FastScan:
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
-            table = self.plan.facts.codes(len(self.plan.keys))
-            positions = visit.positions
-            pick = itemgetter(*positions) if len(positions) > 1 else None  # a tuple of them
-            got = bytes(pick(table) if pick else map(table.__getitem__, positions))
-            if UNSEEN in got:  # the plan's codes of positions no visit list held before
-                plan = self.plan
-                plain, secondary, regex = plan.plain, plan.secondary, plan.regex_positions
-                out = bytearray(got)
-                for i in compress(range(len(got)), got.translate(_UNSEEN_ONLY)):
-                    p = positions[i]
-                    simple = secondary[p] is None and p not in regex
-                    out[i] = table[p] = (SIMPLE if simple else PLAIN) if plain[p] else FULL
-                got = bytes(out)
-            visit.codes = got
+            plan = self.plan
+            table = plan.facts.codes(len(plan.keys))
+            every = partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
+            visit.codes = plan.facts.recent.found.codes(visit.mask, table, every)
         return visit.codes
 
     def _own(self, positions: list[int]) -> None:
@@ -230,27 +217,14 @@ class FastScan:
             entries[pos] = obj
         index.update(zip(map(id, objs), missing, strict=True))
 
-    def _found(self, cid: int, table: dict[int, Sequence[int]]) -> frozenset[int]:
-        """Positions listed under the key ids present for configuration ``cid``: from a
-        recent scan with the same hits, from this scan's previous pass when the hits only
-        grew, else from every hit."""
+    def _found(self, cid: int, table: dict[int, Sequence[int]]) -> Found:
+        """The positions listed under the key ids present for configuration ``cid``
+        (``found.FoundSets.found``: counted from the closest recent hits)."""
+        plan = self.plan
         hits = self.hits(cid)
-        recent = self.plan.facts.found.setdefault(cid, [])
-        found = next(
-            (f for h, f in recent if h is hits or (len(h) == len(hits) and h == hits)), None
-        )
-        if found is None:
-            prev = self._visit.get(cid)
-            listed = table.__getitem__
-            if prev is not None and prev[0] <= hits:
-                found = prev[1].union(*map(listed, table.keys() & (hits - prev[0])))
-            else:
-                found = frozenset().union(*map(listed, table.keys() & hits))
-            recent.append((hits, found))
-            if len(recent) > _FOUND_KEEP:
-                del recent[0]
-        self._visit[cid] = (hits, found)
-        return found
+        got = plan.facts.recent.found.found(cid, table, hits, len(plan.keys), self._visit.get(cid))
+        self._visit[cid] = got
+        return got
 
     def haystack(self, pos: int) -> str:
         """The scan text of the entry at ``pos`` in this pass (``ScanBuffer.haystack``, which
