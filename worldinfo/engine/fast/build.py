@@ -15,20 +15,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, is_, is_not, itemgetter
+from operator import attrgetter, is_, is_not
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
 from worldinfo.engine.fast.classes import Class, Classes
 from worldinfo.engine.fast.columns import Columns
 from worldinfo.engine.fast.matcher import KeyIndex
+from worldinfo.engine.fast.origins import Origins
 from worldinfo.engine.fast.plan import (
     EMPTY,
     REGEX,
     UNKNOWN,
     Kind,
     LazyEntries,
-    Origin,
     Plan,
     Secondary,
 )
@@ -46,27 +46,26 @@ else:
     from worldinfo._lazy import cast
 
 _CID = attrgetter("cid")
-_ENTRY, _WORLD = itemgetter(0), itemgetter(1)
 _DATA = attrgetter("data")
 
 
 def build_plan(
-    origins: list[Origin],
+    origins: Origins,
     settings: Settings,
     *,
     gate: Gate | None = None,
     untrusted: frozenset[int] = frozenset(),
-    stored: tuple[list[Origin], list[int]] | None = None,
+    stored: tuple[Origins, list[int]] | None = None,
 ) -> Plan:
     """Compute the static facts of the sorted entries with these ``origins``.
 
     Args:
-        origins: each position's book entry, book name and hash memo.
+        origins: each position's book entry, book name and hash memo cell.
         settings: the scan settings.
         gate: the trust policy, untrusted keys and regex clock the keys are prepared under.
         untrusted: ``id`` of the untrusted book entries (``trust.is_untrusted``).
         stored: the origins in the order they were loaded, and each position's index
-            there (``origins[i] is stored[0][stored[1][i]]``): passes read them in that
+            there (``origins.entries[i] is stored[0].entries[stored[1][i]]``): passes read them in that
             order (``Columns``).
     """
     trust = gate or Gate()
@@ -95,18 +94,13 @@ def build_plan(
     prepare = Prepare(settings, needles, trust)
     classes = Classes(prepare, plan)
     policy_keys = trust.untrusted
+    worlds = origins.worlds
     if stored is None:
-        worlds = list(map(_WORLD, origins))
-        datas = list(map(_DATA, map(_ENTRY, origins)))
+        datas = list(map(_DATA, origins.entries))
         columns = Columns(datas)
     else:  # read in load order, then put in position order (``Columns``)
-        loaded, perm = list(map(_DATA, map(_ENTRY, stored[0]))), stored[1]
+        loaded, perm = list(map(_DATA, stored[0].entries)), stored[1]
         datas = list(map(loaded.__getitem__, perm))
-        names = list(map(_WORLD, stored[0]))
-        if names and names.count(names[0]) == len(names):  # one book: no order to put
-            worlds = [names[0]] * len(perm)
-        else:
-            worlds = list(map(names.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
     keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
@@ -115,7 +109,8 @@ def build_plan(
         if not classes.changed:
             break
     if untrusted:
-        found = [None if id(o[0]) in untrusted else c for o, c in zip(origins, found, strict=True)]
+        ids = map(id, origins.entries)
+        found = [None if i in untrusted else c for i, c in zip(ids, found, strict=True)]
     entries.trusted = bytearray(map(is_not, found, repeat(None)))
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]

@@ -10,15 +10,15 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 from worldinfo import _js
 from worldinfo._collector import collector_paused
 from worldinfo._js import JSONValue
 from worldinfo.engine import gathering
 from worldinfo.engine.fast.build import build_plan
-from worldinfo.engine.fast.plan import Origin, Plan
+from worldinfo.engine.fast.origins import BookMemo, Origins
+from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.engine.gathering import BookSelection, SelectedBooks, select_books
 from worldinfo.engine.regex_limits import RegexClock
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 else:
     from worldinfo._lazy import cast
 
-_ENTRY = itemgetter(0)
 _DATA = attrgetter("data")
 MAX_PLANS = 4
 """Plans kept at once (one per book selection and scan settings); more clears them all."""
@@ -48,8 +47,7 @@ class ScanCache:
     """Decorated entries per book version and plans per selection, kept across scans."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, dict[int, Origin]] = {}
-        self._books: dict[str, tuple[Book, list[Origin]]] = {}
+        self._books: dict[str, BookMemo] = {}
         self._plans: dict[tuple[object, ...], Plan] = {}
         self._trust = DEFAULT_TRUST
         self.regex_outcomes = RegexOutcomes()
@@ -70,7 +68,6 @@ class ScanCache:
         once it is spent, the remaining regex keys are left to the scan (``UNKNOWN``).
         """
         if trust != self._trust:  # untrusted entries are prepared under the policy
-            self._entries.clear()
             self._books.clear()
             self._plans.clear()
             self._trust = trust
@@ -88,7 +85,6 @@ class ScanCache:
         if plan is None or any(a is not b for a, b in zip(plan.books, chosen, strict=True)):
             for name in [n for n in self._books if n not in books]:
                 del self._books[name]
-                self._entries.pop(name, None)
             with collector_paused():  # ~10^4 containers: no collection walks the book
                 plan = self._build(selected, books, strategy, settings, regex or RegexClock())
             plan.books = chosen
@@ -104,27 +100,15 @@ class ScanCache:
             plan.facts.recent.forget()
         self.regex_outcomes.forget()
 
-    def _origins(self, name: str, book: Book | None) -> list[Origin]:
-        """The origins of a book's entries, reusing those of unchanged entries (and so their
-        hashes, once computed)."""
+    def _memo(self, name: str, book: Book | None) -> BookMemo | None:
+        """The memo of the book under ``name``: kept while it is the same ``Book`` object,
+        a new one (with the hashes of the ``Entry`` objects it keeps) when it changes."""
         if book is None or book.entries is None:
-            return []
+            return None
         cached = self._books.get(name)
-        if cached is not None and cached[0] is book:
-            return cached[1]
-        old = self._entries.get(name, {})
-        world = book.name
-        out: list[Origin] = []
-        if old:
-            for entry in book.entries:
-                hit = old.get(id(entry))
-                out.append(hit if hit is not None and hit[0] is entry else (entry, world, []))
-        else:
-            n = len(book.entries)
-            out = list(zip(book.entries, repeat(world, n), map(list, repeat((), n)), strict=True))
-        self._entries[name] = dict(zip(map(id, map(_ENTRY, out)), out, strict=True))
-        self._books[name] = (book, out)
-        return out
+        if cached is None or cached.book is not book:
+            cached = self._books[name] = BookMemo.after(book, cached)
+        return cached
 
     def _build(
         self,
@@ -134,7 +118,7 @@ class ScanCache:
         settings: Settings,
         regex: RegexClock,
     ) -> Plan:
-        stored: list[Origin] = []  # in the order loaded (about their order in memory)
+        stored: list[BookMemo] = []  # in the order loaded (about their order in memory)
         untrusted: set[int] = set()
 
         def load(name: str, book: Book | None) -> list[RawEntry]:
@@ -142,11 +126,13 @@ class ScanCache:
             # from the stored entry only when a scan reads it): the stored fields stand in
             # for it. ``stored`` is the four lore lists one after the other, as
             # ``merge_order`` indexes them.
-            origins = self._origins(name, book)
+            memo = self._memo(name, book)
+            if memo is None:
+                return []
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
-            stored.extend(origins)
-            return cast("list[RawEntry]", list(map(_DATA, map(_ENTRY, origins))))
+            stored.append(memo)
+            return cast("list[RawEntry]", list(map(_DATA, memo.entries)))
 
         lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
         assert lore is not None  # plan() returned None already for a book without entries
@@ -157,10 +143,9 @@ class ScanCache:
             persona_entries=lore.persona_entries,
             strategy=strategy,
         )
-        origins = list(map(stored.__getitem__, perm))
+        loaded = Origins.of(stored)
+        origins = loaded.taken(perm)
         keys = untrusted_keys(books.get(n) for n in selected.all_names())
         gate = Gate(policy=self._trust, untrusted=keys, regex=regex)
-        loaded = (stored, perm) if len(perm) == len(stored) else None  # each index once
-        return build_plan(
-            origins, settings, gate=gate, untrusted=frozenset(untrusted), stored=loaded
-        )
+        each = (loaded, perm) if len(perm) == len(loaded) else None  # each index once
+        return build_plan(origins, settings, gate=gate, untrusted=frozenset(untrusted), stored=each)

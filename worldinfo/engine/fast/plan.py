@@ -23,6 +23,7 @@ from worldinfo._record import field, record
 from worldinfo.engine.fast import records
 from worldinfo.engine.fast.entry_facts import FactTable
 from worldinfo.engine.fast.matcher import KeyIndex
+from worldinfo.engine.fast.origins import UNHASHED, Origins
 from worldinfo.engine.gathering import (
     decorated_object,
     decorated_objects,
@@ -30,7 +31,7 @@ from worldinfo.engine.gathering import (
     entry_hashes,
 )
 from worldinfo.trust import DEFAULT_TRUST, TrustPolicy
-from worldinfo.types import Book, Entry, RawEntry
+from worldinfo.types import Book, RawEntry
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 else:
     from worldinfo._lazy import cast, overload
 
-Origin = tuple[Entry, str, list[int]]
-"""Where a prepared entry comes from: the book entry, the book name, and its hash once known."""
 EMPTY = -1
 """Slot of a key that is ``""``: it never matches (R26)."""
 UNKNOWN = -2
@@ -84,7 +83,7 @@ class LazyEntries(Sequence[RawEntry]):
 
     __slots__ = ("_origins", "_trust", "ids", "made", "trusted")
 
-    def __init__(self, origins: list[Origin], *, trust: TrustPolicy) -> None:
+    def __init__(self, origins: Origins, *, trust: TrustPolicy) -> None:
         self._origins = origins
         self._trust = trust
         self.made: list[RawEntry | None] = [None] * len(origins)
@@ -124,15 +123,16 @@ class LazyEntries(Sequence[RawEntry]):
         todo = [p for p in positions if made[p] is None]
         if todo:
             trusted = self.trusted
-            origins = list(map(self._origins.__getitem__, todo))
+            entries = list(map(self._origins.entries.__getitem__, todo))
+            worlds = list(map(self._origins.worlds.__getitem__, todo))
             if trusted.count(1) == len(made):
-                objs = decorated_objects([o[0] for o in origins], [o[1] for o in origins])
+                objs = decorated_objects(entries, worlds)
             else:
                 objs = [
                     decorated_object(
                         e, w, trust=self._trust, trusted=p < len(trusted) and trusted[p] == 1
                     )
-                    for p, (e, w, _) in zip(todo, origins, strict=True)
+                    for p, e, w in zip(todo, entries, worlds, strict=True)
                 ]
             for pos, obj in zip(todo, objs, strict=True):
                 made[pos] = obj
@@ -163,7 +163,7 @@ class Plan:
     secondary: list[Secondary | None]
     levels: list[JSONValue]
     needles: KeyIndex
-    origins: list[Origin]
+    origins: Origins
     hashed: bytearray
     by_needle: list[dict[int, Sequence[int]]] = field(default_factory=list)
     always_visit: list[int] = field(default_factory=list)
@@ -199,25 +199,24 @@ class Plan:
         """Give the entry at ``pos`` its ``hash`` (R13), computed on first need, and return
         it: a scan without timed effects never reads the hash of an entry it does not
         activate, and activated entries get theirs when the result is read."""
-        memo = self.origins[pos][2]
-        if not memo:
-            memo.append(entry_hash(self._unhashed(pos)))
+        memo, cell = self.origins.memos[pos], self.origins.cells[pos]
+        if memo[cell] == UNHASHED:
+            memo[cell] = entry_hash(self._unhashed(pos))
         if not self.hashed[pos]:
-            self.entries[pos]["hash"] = memo[0]
+            self.entries[pos]["hash"] = memo[cell]
             self.hashed[pos] = 1
-            self.hashed_at.setdefault(memo[0], pos)
-        return memo[0]
+            self.hashed_at.setdefault(memo[cell], pos)
+        return memo[cell]
 
     def ensure_hashes(self, positions: Sequence[int]) -> None:
         """``ensure_hash`` for each position; the entries not hashed before are hashed in
         one batch (``entry_hashes``)."""
-        todo = [p for p in positions if not self.origins[p][2]]
+        memos, cells = self.origins.memos, self.origins.cells
+        todo = [p for p in positions if memos[p][cells[p]] == UNHASHED]
         if len(todo) > 1:
             objs = list(map(self._unhashed, todo))
             for pos, h in zip(todo, entry_hashes(objs), strict=True):
-                memo = self.origins[pos][2]
-                if not memo:  # an entry selected twice shares its origin
-                    memo.append(h)
+                memos[pos][cells[pos]] = h  # an entry selected twice: one cell, one hash
         for pos in positions:
             self.ensure_hash(pos)
 
@@ -227,7 +226,8 @@ class Plan:
         made = self.entries.made[pos]
         if made is not None and not self.hashed[pos]:
             return made
-        return decorated_object(*self.origins[pos][:2], trust=self.trust)
+        origins = self.origins
+        return decorated_object(origins.entries[pos], origins.worlds[pos], trust=self.trust)
 
     def ensure_all_hashes(self) -> None:
         """Hash every entry and index them all by hash."""

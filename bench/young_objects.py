@@ -1,0 +1,101 @@
+"""The cyclic collector's share of the first scan of a loaded book, and what it walks.
+
+A plan is built with the collector paused (``collector_paused``): the containers the build
+leaves stay in the youngest generation, and the first collection of the scan after it walks
+every one of them and touches what they refer to (cold memory: the book's entry objects,
+for the origins). ``first_scan.py`` times the collections of a scan on a plan built before
+it (after the plan's containers were collected); this times those of a whole first scan.
+Prints, over fresh caches, the first scan's CPU time, the part its collections took
+(``gc.callbacks``), and the young containers one plan build leaves, by type.
+
+    python bench/young_objects.py --runs 11 [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: base runs
+
+import scan_turns  # bench/ is the script's directory
+
+from worldinfo._js import parse_json
+from worldinfo.conformance.st import first_difference, observed, session_for
+from worldinfo.engine.fast.cache import ScanCache
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    case = parse_json(args.large.read_bytes())
+    books = session_for(case).books
+    step = case["steps"][0]
+    warm = scan_turns._session(case, books)  # imports and per-process tables, not counted
+    warm.scan_cache = ScanCache()
+    scan_turns._step(warm, step)
+    spent = [0.0, 0.0]
+
+    def on_gc(phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            spent[1] = time.perf_counter()
+        else:
+            spent[0] += time.perf_counter() - spent[1]
+
+    gc.callbacks.append(on_gc)
+    scans: list[float] = []
+    collecting: list[float] = []
+    ok = True
+    for _ in range(args.runs):
+        session = scan_turns._session(case, books)
+        session.scan_cache = ScanCache()
+        gc.collect()  # the scan's collections walk what the scan (and its plan) made
+        t, g = time.process_time(), spent[0]
+        result = scan_turns._step(session, step)
+        scans.append(time.process_time() - t)
+        collecting.append(spent[0] - g)
+        ok = ok and not first_difference(step["expect"], observed(session, result))
+    gc.callbacks.remove(on_gc)
+    session = scan_turns._session(case, books)
+    cache = ScanCache()
+    gc.collect()
+    gc.disable()  # no collection between the build and the count
+    try:
+        cache.plan(session.books, session.selection, session.settings)
+        young = collections.Counter(type(o).__name__ for o in gc.get_objects(0))
+    finally:
+        gc.enable()
+    out = {
+        "load": os.getloadavg()[0],
+        "runs": args.runs,
+        "first_scan_ms": _ms(scans),
+        "gc_in_first_scan_ms": _ms(collecting),
+        "young_after_plan": sum(young.values()),
+        "young_by_type": dict(young.most_common(4)),
+        "ok": ok,
+    }
+    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0 if ok else 1
+
+
+def _ms(times: list[float]) -> dict[str, float] | None:
+    if not times:
+        return None
+    return {
+        "median": round(statistics.median(times) * 1000, 1),
+        "min": round(min(times) * 1000, 1),
+    }
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
