@@ -29,8 +29,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 
 import scan_turns  # bench/ is the script's directory
 
-from worldinfo._js import parse_json
-from worldinfo.conformance.st import first_difference, observed, session_for
+from worldinfo.conformance.st import first_difference, observed
 from worldinfo.engine.fast.cache import ScanCache
 
 
@@ -40,12 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    case = parse_json(args.large.read_bytes())
-    books = session_for(case).books
-    step = case["steps"][0]
-    warm = scan_turns._session(case, books)  # imports and per-process tables, not counted
-    warm.scan_cache = ScanCache()
-    scan_turns._step(warm, step)
+    case, books, step = scan_turns.first_step_loaded(args.large)
     scans: list[float] = []
     plans: list[float] = []
     after: list[float] = []

@@ -194,6 +194,18 @@ def _session(case: Case, books: Mapping[str, Any]) -> Any:
     return session
 
 
+def first_step_loaded(path: Path) -> tuple[Case, Mapping[str, Any], Case]:
+    """The case at ``path``, its loaded books and its first step, after one scan of it on
+    a cache of its own (imports and per-process tables, not counted by the caller)."""
+    case = parse_json(path.read_bytes())
+    books = session_for(case).books
+    step = case["steps"][0]
+    warm = _session(case, books)
+    warm.scan_cache = ScanCache()
+    _step(warm, step)
+    return case, books, step
+
+
 def _step(session: Any, step: Case) -> Any:
     append = [message(m) for m in step.get("append") or ()]
     return session.generate(step.get("type", "normal"), append=append)

@@ -45,16 +45,22 @@ def _book(content: str) -> Book:
     return Book(name="B", entries=tuple(entries))
 
 
-def _run(*, fast: bool) -> list[Any]:
+def _session(content: str, *, seed: int, fast: bool) -> Session:
+    """A session over ``_book(content)``, on the fast path or the straightforward one."""
     session = Session(
-        books={"B": _book("x" * 30)},
+        books={"B": _book(content)},
         settings=Settings(depth=2, budget=25),
         global_books=["B"],
         max_context=400,
-        rng=random.Random(3).random,
+        rng=random.Random(seed).random,
     )
     if not fast:
         session.scan_cache = None
+    return session
+
+
+def _run(*, fast: bool) -> list[Any]:
+    session = _session("x" * 30, seed=3, fast=fast)
     out = []
     for turn in range(4):
         if turn == 2:  # the book edited between turns: new facts, nothing stale
@@ -93,15 +99,7 @@ def test_quick_units_only_for_plain_unrolled_budgeted_entries() -> None:
 def _mixed_steps(*, fast: bool) -> list[Any]:
     """Turns of one session: forced entries, a dry run, a traced scan and the book swapped
     for one with the same keys; the facts of the first book must not be read after it."""
-    session = Session(
-        books={"B": _book("x" * 60)},
-        settings=Settings(depth=2, budget=25),
-        global_books=["B"],
-        max_context=400,
-        rng=random.Random(5).random,
-    )
-    if not fast:
-        session.scan_cache = None
+    session = _session("x" * 60, seed=5, fast=fast)
     words = " ".join(f"k{i}" for i in range(8))
     steps: list[dict[str, Any]] = [
         {},
