@@ -17,10 +17,8 @@ callgrind twice, with no scans and with three, and divide the difference by thre
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -44,54 +42,37 @@ def main(argv: list[str] | None = None) -> int:
     plans: list[float] = []
     after: list[float] = []
     collector: list[float] = []
-    spent = [0.0, 0.0]
-
-    def on_gc(phase: str, _info: dict[str, int]) -> None:
-        if phase == "start":
-            spent[1] = time.perf_counter()
-        else:
-            spent[0] += time.perf_counter() - spent[1]
-
-    gc.callbacks.append(on_gc)
     ok = True
-    for _ in range(args.runs):
-        session = scan_turns._session(case, books)
-        session.scan_cache = ScanCache()
-        t = time.process_time()
-        result = scan_turns._step(session, step)
-        scans.append(time.process_time() - t)
-        ok = ok and not first_difference(step["expect"], observed(session, result))
-        cache = ScanCache()
-        t = time.process_time()
-        cache.plan(session.books, session.selection, session.settings)
-        plans.append(time.process_time() - t)
-        session = scan_turns._session(case, books)
-        session.scan_cache = cache  # its plan is fresh: no scan has read it yet
-        t, g = time.process_time(), spent[0]
-        result = scan_turns._step(session, step)
-        after.append(time.process_time() - t)
-        collector.append(spent[0] - g)
-        ok = ok and not first_difference(step["expect"], observed(session, result))
+    with scan_turns.CollectorTime() as gc_time:
+        for _ in range(args.runs):
+            session = scan_turns._session(case, books)
+            session.scan_cache = ScanCache()
+            t = time.process_time()
+            result = scan_turns._step(session, step)
+            scans.append(time.process_time() - t)
+            ok = ok and not first_difference(step["expect"], observed(session, result))
+            cache = ScanCache()
+            t = time.process_time()
+            cache.plan(session.books, session.selection, session.settings)
+            plans.append(time.process_time() - t)
+            session = scan_turns._session(case, books)
+            session.scan_cache = cache  # its plan is fresh: no scan has read it yet
+            t, g = time.process_time(), gc_time.spent
+            result = scan_turns._step(session, step)
+            after.append(time.process_time() - t)
+            collector.append(gc_time.spent - g)
+            ok = ok and not first_difference(step["expect"], observed(session, result))
     out = {
         "load": os.getloadavg()[0],
         "runs": args.runs,
-        "first_scan_ms": _ms(scans),
-        "plan_build_ms": _ms(plans),
-        "scan_after_plan_ms": _ms(after),
-        "gc_in_scan_after_plan_ms": _ms(collector),
+        "first_scan_ms": scan_turns.ms_summary(scans),
+        "plan_build_ms": scan_turns.ms_summary(plans),
+        "scan_after_plan_ms": scan_turns.ms_summary(after),
+        "gc_in_scan_after_plan_ms": scan_turns.ms_summary(collector),
         "ok": ok,
     }
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0 if ok else 1
-
-
-def _ms(times: list[float]) -> dict[str, float] | None:
-    if not times:
-        return None
-    return {
-        "median": round(statistics.median(times) * 1000, 1),
-        "min": round(min(times) * 1000, 1),
-    }
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ subprocess and prints both columns and their ratio.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -31,7 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import worldinfo
 from worldinfo._js import canonical, parse_json
@@ -192,6 +193,38 @@ def _session(case: Case, books: Mapping[str, Any]) -> Any:
     session = session_for({**case, "books": {}})
     session.books = dict(books)
     return session
+
+
+class CollectorTime:
+    """``with CollectorTime() as gc_time:``: ``gc_time.spent`` is the wall time the cyclic
+    collector has run inside the block so far (``gc.callbacks``), in seconds."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._start = 0.0
+
+    def _on_gc(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.spent += time.perf_counter() - self._start
+
+    def __enter__(self) -> Self:
+        gc.callbacks.append(self._on_gc)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._on_gc)
+
+
+def ms_summary(times: list[float]) -> dict[str, float] | None:
+    """Median and minimum of ``times`` (seconds) in ms, one decimal; ``None`` for none."""
+    if not times:
+        return None
+    return {
+        "median": round(statistics.median(times) * 1000, 1),
+        "min": round(min(times) * 1000, 1),
+    }
 
 
 def first_step_loaded(path: Path) -> tuple[Case, Mapping[str, Any], Case]:

@@ -18,7 +18,6 @@ import collections
 import gc
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,28 +37,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     case, books, step = scan_turns.first_step_loaded(args.large)
-    spent = [0.0, 0.0]
-
-    def on_gc(phase: str, _info: dict[str, int]) -> None:
-        if phase == "start":
-            spent[1] = time.perf_counter()
-        else:
-            spent[0] += time.perf_counter() - spent[1]
-
-    gc.callbacks.append(on_gc)
     scans: list[float] = []
     collecting: list[float] = []
     ok = True
-    for _ in range(args.runs):
-        session = scan_turns._session(case, books)
-        session.scan_cache = ScanCache()
-        gc.collect()  # the scan's collections walk what the scan (and its plan) made
-        t, g = time.process_time(), spent[0]
-        result = scan_turns._step(session, step)
-        scans.append(time.process_time() - t)
-        collecting.append(spent[0] - g)
-        ok = ok and not first_difference(step["expect"], observed(session, result))
-    gc.callbacks.remove(on_gc)
+    with scan_turns.CollectorTime() as gc_time:
+        for _ in range(args.runs):
+            session = scan_turns._session(case, books)
+            session.scan_cache = ScanCache()
+            gc.collect()  # the scan's collections walk what the scan (and its plan) made
+            t, g = time.process_time(), gc_time.spent
+            result = scan_turns._step(session, step)
+            scans.append(time.process_time() - t)
+            collecting.append(gc_time.spent - g)
+            ok = ok and not first_difference(step["expect"], observed(session, result))
     session = scan_turns._session(case, books)
     cache = ScanCache()
     gc.collect()
@@ -72,23 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     out = {
         "load": os.getloadavg()[0],
         "runs": args.runs,
-        "first_scan_ms": _ms(scans),
-        "gc_in_first_scan_ms": _ms(collecting),
+        "first_scan_ms": scan_turns.ms_summary(scans),
+        "gc_in_first_scan_ms": scan_turns.ms_summary(collecting),
         "young_after_plan": sum(young.values()),
         "young_by_type": dict(young.most_common(4)),
         "ok": ok,
     }
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0 if ok else 1
-
-
-def _ms(times: list[float]) -> dict[str, float] | None:
-    if not times:
-        return None
-    return {
-        "median": round(statistics.median(times) * 1000, 1),
-        "min": round(min(times) * 1000, 1),
-    }
 
 
 if __name__ == "__main__":
