@@ -42,6 +42,8 @@ UNDEFINED = Undefined()
 
 def truthy(v: JSONValue) -> bool:
     """JavaScript truthiness of a JSON value (``[]`` and ``{}`` are truthy, NaN is not)."""
+    if type(v) is int:  # the common case first (``bool`` is not ``int`` here)
+        return v != 0
     if v is None or v is UNDEFINED or v is False:
         return False
     if v is True:
@@ -194,6 +196,8 @@ def format_number(x: float) -> str:
 
 def to_string(v: JSONValue) -> str:
     """JavaScript ``String(v)`` for JSON values."""
+    if type(v) is int and -(2**53) < v < 2**53:  # the common case (hashes, uids): plain decimal
+        return str(v)
     if v is None:
         return "null"
     if v is UNDEFINED:

@@ -17,10 +17,6 @@ from worldinfo._record import field, record
 from worldinfo.types import entry_key as entry_key  # noqa: PLC0414 (re-export; defined in types)
 
 TYPES = ("sticky", "cooldown")
-_SAFE = 2**53
-_SMALL = 2**52
-"""A ``sticky``/``cooldown`` below this in magnitude ends at the chat length plus it, an
-integer that ``number_value(n + to_number(value))`` gives alike."""
 
 
 def may_record(entry: Mapping[str, JSONValue]) -> bool:
@@ -99,7 +95,7 @@ class TimedEffects:
                 self.active["delay"].append(e.get("hash", UNDEFINED))
 
     def _find(self, h: JSONValue, key: str) -> dict[str, JSONValue] | None:
-        target = str(h) if type(h) is int and 0 <= h < _SAFE else _js.to_string(h)
+        target = _js.to_string(h)
         if self.find_hash is not None:
             pos = self.find_hash(key, target)
             return None if pos is None else self.entries[pos]
@@ -118,18 +114,17 @@ class TimedEffects:
             if not isinstance(record, dict):
                 continue
             entry = self._find(record.get("hash", UNDEFINED), key)
-            start = record.get("start", UNDEFINED)
-            end = record.get("end", UNDEFINED)
-            if not (type(end) is int and -_SAFE < end < _SAFE):  # else compared as it is
-                end = _js.to_number(end)
-            if _number(start) >= n and not _truthy(record.get("protected", UNDEFINED)):
+            end = _js.to_number(record.get("end", UNDEFINED))
+            if n <= _js.to_number(record.get("start", UNDEFINED)) and not _js.truthy(
+                record.get("protected", UNDEFINED)
+            ):
                 del records[key]
                 continue
             if entry is None:
                 if n >= end:
                     del records[key]
                 continue
-            if not _truthy(entry.get(t, UNDEFINED)):
+            if not _js.truthy(entry.get(t, UNDEFINED)):
                 del records[key]
                 continue
             if n >= end:
@@ -177,44 +172,17 @@ class TimedEffects:
             key = None
             for t in TYPES:
                 value = entry.get(t, UNDEFINED)
-                if type(value) is int and -_SMALL < value < _SMALL:  # the common case
-                    if not value:
-                        continue
-                    end: JSONValue = n + value  # exact: no rounding below 2**53
-                elif _js.truthy(value):
-                    end = _js.number_value(n + _js.to_number(value))
-                else:
+                if not _js.truthy(value):
                     continue
                 records = self.state[t]
                 assert isinstance(records, dict)
                 if key is None:
-                    key = _key(entry)
+                    key = entry_key(entry)
                 if key in records:
                     continue
                 records[key] = {
                     "hash": entry.get("hash", UNDEFINED),
                     "start": n,
-                    "end": end,
+                    "end": _js.number_value(n + _js.to_number(value)),
                     "protected": False,
                 }
-
-
-def _number(v: JSONValue) -> float:
-    """``_js.to_number(v)``, a safe integer as it is (equal as a float, compared alike)."""
-    return v if type(v) is int and -_SAFE < v < _SAFE else _js.to_number(v)
-
-
-def _key(entry: Mapping[str, JSONValue]) -> str:
-    """``entry_key(entry)``, a string ``world`` and safe integer ``uid`` joined directly."""
-    world = entry.get("world", UNDEFINED)
-    uid = entry.get("uid", UNDEFINED)
-    if type(world) is str and type(uid) is int and -_SAFE < uid < _SAFE:
-        return f"{world}.{uid}"
-    return entry_key(entry)
-
-
-def _truthy(v: JSONValue) -> bool:
-    """``_js.truthy(v)``, a boolean or integer read without the call."""
-    if type(v) is bool:
-        return v
-    return v != 0 if type(v) is int else _js.truthy(v)
