@@ -15,7 +15,7 @@ from worldinfo.conformance import generate as gen
 from worldinfo.engine import entry_rules, gathering
 from worldinfo.engine.fast.build import build_plan
 from worldinfo.engine.fast.classes import SIG_FIELDS
-from worldinfo.engine.fast.origins import Origins
+from worldinfo.engine.fast.origins import BookMemo, Origins
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Kind, Plan
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.session import Session
@@ -43,6 +43,11 @@ FIELDS = [
 ]
 ODD_KEYS: list[Any] = ["", "  ", "{{char}}", "a<b>", "/w1/i", "/(/", "x\ny", 5, None, ["w"]]
 ODD_CONTENT: list[Any] = ["@@activate\nbody", "@@dont_activate", "", None, "plain"]
+
+
+def _origins(entries: list[Entry], world: str) -> Origins:
+    """The origins of ``entries`` as a book named ``world`` (no hash known yet)."""
+    return Origins.of([BookMemo.after(Book(name=world, entries=tuple(entries)), None)])
 
 
 def _entries(seed: int) -> list[Entry]:
@@ -110,12 +115,12 @@ def test_classes_give_the_plan_of_entries_prepared_one_by_one(
     seed: int, settings: Settings
 ) -> None:
     entries = _entries(seed)
-    origins = Origins.fresh(entries, "Book")
+    origins = _origins(entries, "Book")
     fast = build_plan(origins, settings, gate=Gate())
     # Entries listed as untrusted are prepared one by one from their built objects (these
     # are not untrusted themselves, so the objects are the same).
     one_by_one = build_plan(
-        Origins.fresh(entries, "Book"),
+        _origins(entries, "Book"),
         settings,
         gate=Gate(),
         untrusted=frozenset(id(e) for e in entries),
@@ -192,7 +197,7 @@ def test_each_needle_lists_its_positions_once_in_order(seed: int) -> None:
             data["key"] = kept + kept[:1]
         data["keysecondary"] = []
         entries.append(Entry(data=data))
-    plan = build_plan(Origins.fresh(entries, "Book"), Settings(), gate=Gate())
+    plan = build_plan(_origins(entries, "Book"), Settings(), gate=Gate())
     assert len(plan.by_needle) == 1 and not plan.regex_needles
     expected: dict[int, list[int]] = {}
     for pos, (kind, primary) in enumerate(zip(plan.kind, plan.primary, strict=True)):
@@ -219,9 +224,9 @@ def test_secondary_keys_follow_their_rule_when_every_list_is_empty(
     gives ``None``)."""
     entries = [Entry(data={**e.data, "keysecondary": []}) for e in _entries(3)]
     monkeypatch.setattr(entry_rules, "secondary_keys", rule)
-    fast = build_plan(Origins.fresh(entries, "Book"), Settings(), gate=Gate())
+    fast = build_plan(_origins(entries, "Book"), Settings(), gate=Gate())
     one_by_one = build_plan(
-        Origins.fresh(entries, "Book"),
+        _origins(entries, "Book"),
         Settings(),
         gate=Gate(),
         untrusted=frozenset(id(e) for e in entries),
@@ -253,16 +258,16 @@ def test_columns_read_in_load_order_give_the_same_plan(seed: int, make: Any) -> 
     """A plan whose columns are read in the order the entries were loaded (``stored``)
     and put back in position order equals one read in position order."""
     entries = make(seed)
-    origins = Origins.fresh(entries, "Book")
+    origins = _origins(entries, "Book")
     perm = list(range(len(entries)))
     random.Random(seed).shuffle(perm)
     stored = [entries[0]] * len(entries)
     for pos, index in enumerate(perm):  # entries[pos] is stored[perm[pos]]
         stored[index] = entries[pos]
-    loaded = Origins.fresh(stored, "Book")
+    loaded = _origins(stored, "Book")
     plain = build_plan(origins, Settings(), gate=Gate())
     reordered = build_plan(
-        Origins.fresh(entries, "Book"), Settings(), gate=Gate(), stored=(loaded, perm)
+        _origins(entries, "Book"), Settings(), gate=Gate(), stored=(loaded, perm)
     )
     assert _facts(reordered) == _facts(plain)
     assert list(reordered.entries) == list(plain.entries)

@@ -92,17 +92,6 @@ class Origins:
             cells=array("q", chain.from_iterable(map(range, sizes))),
         )
 
-    @classmethod
-    def fresh(cls, entries: Sequence[Entry], world: str) -> Origins:
-        """Entries of one book name, with memo cells of their own (none known)."""
-        n = len(entries)
-        return cls(
-            entries=list(entries),
-            worlds=[world] * n,
-            memos=[_unhashed(n)] * n,
-            cells=array("q", range(n)),
-        )
-
     def __len__(self) -> int:
         return len(self.entries)
 
