@@ -91,8 +91,7 @@ ENTRY_TEMPLATE: Mapping[str, JSONValue] = {
 
 def entry_key(entry: Mapping[str, JSONValue]) -> str:
     """``"${world}.${uid}"``: the key of activations and timed-effect records."""
-    world = entry.get("world", UNDEFINED)
-    return f"{world if type(world) is str else to_string(world)}.{to_string(entry.get('uid', UNDEFINED))}"
+    return f"{to_string(entry.get('world', UNDEFINED))}.{to_string(entry.get('uid', UNDEFINED))}"
 
 
 @record

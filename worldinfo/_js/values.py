@@ -44,10 +44,10 @@ def truthy(v: JSONValue) -> bool:
     """JavaScript truthiness of a JSON value (``[]`` and ``{}`` are truthy, NaN is not)."""
     if type(v) is int:  # the common case first (``bool`` is not ``int`` here)
         return v != 0
-    if v is None or v is UNDEFINED or v is False:
+    if v is None or v is UNDEFINED:
         return False
-    if v is True:
-        return True
+    if type(v) is bool:
+        return v
     if isinstance(v, (int, float)):
         return not math.isnan(v) and v != 0
     if isinstance(v, str):
@@ -214,14 +214,10 @@ def to_string(v: JSONValue) -> str:
 
 
 def to_strings(values: list[JSONValue]) -> list[str]:
-    """``to_string`` of each value; integers (``format_number``: plain decimals below 2**53)
-    and strings without a call each."""
+    """``to_string`` of each value (a string as it is, without a call)."""
     if values and set(map(type, values)) == {int} and -(2**53) < min(values) <= max(values) < 2**53:
         return list(map(str, values))  # the common case (every ``uid``), in one C loop
-    return [
-        str(v) if type(v) is int and -(2**53) < v < 2**53 else v if type(v) is str else to_string(v)
-        for v in values
-    ]
+    return [v if type(v) is str else to_string(v) for v in values]  # safe integers: its first case
 
 
 def type_name(v: JSONValue) -> str:
