@@ -152,8 +152,8 @@ def build_plan(
 def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
     """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
     if worlds and worlds.count(worlds[0]) == len(worlds):  # one book: one prefix, any order
-        strings = _js.to_strings(list(columns.get("uid", loaded=True)))
-        return columns.permute(list(map(f"{worlds[0]}.".__add__, strings)))
+        uids = list(columns.get("uid", loaded=True))
+        return columns.permute(_js.to_strings(uids, prefix=f"{worlds[0]}."))
     strings = _js.to_strings(list(columns.get("uid")))
     return list(map("{}.{}".format, worlds, strings))
 
