@@ -3,12 +3,18 @@ for, applied value by value."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_plan_build import _facts, _origins, _uniform
 
 from worldinfo import _js
+from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.slots import Gate
+from worldinfo.types import Entry, Settings
 
 SAFE = 2**53 - 1
 INTEGERS = st.one_of(st.integers(-SAFE, SAFE), st.sampled_from([0, -1, SAFE, -SAFE]))
@@ -33,3 +39,31 @@ def test_prefixed_strings_of_safe_integers_are_each_strings(values: list[int], p
 def test_prefixed_strings_of_any_values_are_each_strings(values: list[Any], prefix: str) -> None:
     """``to_strings`` of mixed values is ``prefix + String(v)`` of each."""
     assert _js.to_strings(values, prefix=prefix) == [prefix + _js.to_string(v) for v in values]
+
+
+class _Text(str):
+    """A string of another type: its entry is not plain (``stored.is_plain``)."""
+
+
+CONTENTS: list[Any] = ["x\x00@@y", "@@activate\nbody", "@@", " @@", "", _Text("t")]
+
+
+def _one_by_one(entries: list[Entry]) -> Any:
+    """The plan of ``entries`` prepared one by one from their built objects."""
+    ids = frozenset(id(e) for e in entries)
+    return build_plan(_origins(entries, "Book"), Settings(), gate=Gate(), untrusted=ids)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_plainness_of_contents_read_in_bulk_is_each_entrys(seed: int) -> None:
+    """Contents tested for a leading ``@@`` all at once (one joined text) give the plan of
+    entries prepared one by one, with contents that start with ``@@``, hold ``\x00@@``
+    or are not of type ``str``."""
+    rng = random.Random(seed)
+    entries = _uniform(seed)
+    for _ in range(rng.choice((0, 1, 3))):
+        at = rng.randrange(len(entries))
+        data = {**entries[at].data, "content": rng.choice(CONTENTS)}
+        entries[at] = Entry(data=data)
+    fast = build_plan(_origins(entries, "Book"), Settings(), gate=Gate())
+    assert _facts(fast) == _facts(_one_by_one(entries))

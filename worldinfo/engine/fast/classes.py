@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from itertools import repeat
 
 from worldinfo import _js
 from worldinfo._js import JSONValue
@@ -196,9 +195,10 @@ def _plain(columns: Columns) -> list[bool] | None:
     """Is each entry plain (``stored.is_plain``)? ``None``: every entry is."""
     contents: Sequence[JSONValue] = columns.loaded("content")  # any order: the common case
     held = [name for name in NOT_PLAIN if columns.held(name)]
-    texts = set(map(type, contents)) == {str}
-    if texts and not held and not any(map(str.startswith, contents, repeat("@@"))):
-        return None
+    if not held and set(map(type, contents)) == {str}:
+        blob = "\x00".join(contents)  # one search for a decorator line at any content's start
+        if not blob.startswith("@@") and "\x00@@" not in blob:
+            return None
     contents = columns("content")
     plain = [type(c) is str and not c.startswith("@@") for c in contents]
     for name in held:
