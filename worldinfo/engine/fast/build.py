@@ -111,12 +111,19 @@ def build_plan(
     if untrusted:
         ids = map(id, origins.entries)
         found = [None if i in untrusted else c for i, c in zip(ids, found, strict=True)]
-    entries.trusted = bytearray(map(is_not, found, repeat(None)))
+    one = _one(found)  # the class of every entry (tested by identity), if one is
+    if one is None:
+        entries.trusted = bytearray(map(is_not, found, repeat(None)))
+    else:
+        entries.trusted = bytearray(b"\x01") * len(found)
     if policy_keys:  # an entry that shares its key with an untrusted one is not plain
         found = [None if k in policy_keys else c for c, k in zip(found, keys, strict=True)]
-    _learn(found, columns, prepare)
+        one = _one(found)
+    _learn(found, columns, prepare, one=one)
     primaries, secondaries, kinds = plain_rows(found, columns, prepare)
-    loose = [pos for pos, c in enumerate(found) if c is None] if None in found else []
+    loose = (
+        [pos for pos, c in enumerate(found) if c is None] if one is None and None in found else []
+    )
     stands: list[Mapping[str, JSONValue]] = datas
     if loose:
         stands = list(datas)
@@ -131,7 +138,7 @@ def build_plan(
         kinds[pos] = kind_of(stand, primaries[pos], secondaries[pos])
         found[pos] = classes.loose(known)
     classed = cast("list[Class]", found)
-    distinct = set(classed)
+    distinct = set(classed) if one is None else {one}
     leveled: list[Mapping[str, JSONValue]] = []
     if loose or any(c.leveled for c in distinct):
         out = set(loose)
@@ -139,7 +146,7 @@ def build_plan(
     if columns.held("hash"):  # would read as the entry's own hash
         for pos in [p for p, d in enumerate(datas) if "hash" in d]:
             plan.ensure_hash(pos)
-    cids = list(map(_CID, classed))
+    cids = list(map(_CID, classed)) if one is None else [one.cid] * len(classed)
     _record(plan, kinds=kinds, cids=cids, primaries=primaries, secondaries=secondaries)
     if any(c.delay for c in distinct):
         plan.delay_positions = [pos for pos, c in enumerate(classed) if c.delay]
@@ -147,6 +154,12 @@ def build_plan(
     plan.levels = delay_levels(leveled)
     needles.freeze()
     return plan
+
+
+def _one(found: list[Class | None]) -> Class | None:
+    """The class at every position, if one is (``None``: not known to be)."""
+    first = found[0] if found else None
+    return first if first is not None and found.count(first) == len(found) else None
 
 
 def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
@@ -158,11 +171,15 @@ def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
     return list(map("{}.{}".format, worlds, strings))
 
 
-def _learn(found: list[Class | None], columns: Columns, prepare: Prepare) -> None:
-    """Learn the slots of the plain entries' keys in bulk, per key-rule context."""
-    kinds = {id(c.memo): c for c in set(found) if c is not None and c.memo is not None}
+def _learn(
+    found: list[Class | None], columns: Columns, prepare: Prepare, *, one: Class | None
+) -> None:
+    """Learn the slots of the plain entries' keys in bulk, per key-rule context (``one``:
+    the class of every entry, if one is)."""
+    every = set(found) if one is None else {one}
+    kinds = {id(c.memo): c for c in every if c is not None and c.memo is not None}
     for mid, cls in kinds.items():
-        if len(kinds) == 1 and None not in found:
+        if len(kinds) == 1 and (one is not None or None not in found):
             chosen: list[int] | None = None
         else:
             chosen = [p for p, c in enumerate(found) if c and id(c.memo) == mid]
