@@ -13,8 +13,9 @@ from test_plan_build import _facts, _origins, _uniform
 
 from worldinfo import _js
 from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.origins import BookMemo, Origins
 from worldinfo.engine.fast.slots import Gate
-from worldinfo.types import Entry, Settings
+from worldinfo.types import Book, Entry, Settings
 
 SAFE = 2**53 - 1
 INTEGERS = st.one_of(st.integers(-SAFE, SAFE), st.sampled_from([0, -1, SAFE, -SAFE]))
@@ -67,3 +68,30 @@ def test_plainness_of_contents_read_in_bulk_is_each_entrys(seed: int) -> None:
         entries[at] = Entry(data=data)
     fast = build_plan(_origins(entries, "Book"), Settings(), gate=Gate())
     assert _facts(fast) == _facts(_one_by_one(entries))
+
+
+@given(
+    sizes=st.lists(st.integers(0, 6), min_size=1, max_size=3),
+    twice=st.booleans(),
+    picks=st.lists(st.integers(0, 10**6), max_size=20),
+)
+def test_origins_taken_are_each_indexs(sizes: list[int], twice: bool, picks: list[int]) -> None:
+    """``Origins.taken`` (one book version's cells read as ``range``, its name and memo
+    shared) gives each index's entry, name, memo array and cell, as ``of`` lists them."""
+    books = [
+        Book(name=f"B{b}", entries=tuple(Entry.new(i, key=[f"k{i}"]) for i in range(n)))
+        for b, n in enumerate(sizes)
+    ]
+    memos = [BookMemo.after(b, None) for b in books]
+    if twice:  # a book selected twice: its memo listed twice
+        memos.append(memos[0])
+    loaded = Origins.of(memos)
+    expect = [
+        (e, m.world, m.hashes, i) for m in memos for i, e in enumerate(m.entries)
+    ]  # per index: entry, name, memo array, cell
+    order = [p % len(expect) for p in picks] if expect else []
+    taken = loaded.taken(order)
+    got = list(zip(taken.entries, taken.worlds, taken.memos, taken.cells, strict=True))
+    want = [expect[i] for i in order]
+    assert [(e, w, c) for e, w, _, c in got] == [(e, w, c) for e, w, _, c in want]
+    assert all(m is x[2] for (_, _, m, _), x in zip(got, want, strict=True))

@@ -69,7 +69,10 @@ class Origins:
     entries: Sequence[Entry]
     worlds: list[str]
     memos: list[array[int]]
-    cells: array[int]
+    cells: Sequence[int]
+    """An ``array`` ('q'), or ``range(n)`` for the entries of one book in their order."""
+    shared: BookMemo | None = None
+    """The book version of every position, if one is (set by ``of`` and ``taken``)."""
 
     @classmethod
     def of(cls, memos: Sequence[BookMemo]) -> Origins:
@@ -82,7 +85,8 @@ class Origins:
                 entries=one.entries,
                 worlds=[one.world] * n,
                 memos=[one.hashes] * n,
-                cells=array("q", range(n)),
+                cells=range(n),
+                shared=one,
             )
         sizes = [len(m.entries) for m in memos]
         return cls(
@@ -97,13 +101,18 @@ class Origins:
 
     def taken(self, order: Sequence[int]) -> Origins:
         """The origins at the indices ``order``, in that order."""
-        worlds, memos = self.worlds, self.memos
+        worlds, memos, cells = self.worlds, self.memos, self.cells
         n = len(order)
-        one_world = bool(worlds) and worlds.count(worlds[0]) == len(worlds)
-        one_memo = bool(memos) and all(map(is_, memos, repeat(memos[0])))  # not ``==``
+        shared = self.shared
+        one = shared is not None and bool(worlds)  # one book version: one name, one memo
+        one_world = one or (bool(worlds) and worlds.count(worlds[0]) == len(worlds))
+        one_memo = one or (bool(memos) and all(map(is_, memos, repeat(memos[0]))))  # not ``==``
         return Origins(
             entries=list(map(self.entries.__getitem__, order)),
             worlds=[worlds[0]] * n if one_world else list(map(worlds.__getitem__, order)),
             memos=[memos[0]] * n if one_memo else list(map(memos.__getitem__, order)),
-            cells=array("q", map(self.cells.__getitem__, order)),
+            cells=array("q", order)  # cells[i] is i
+            if cells == range(len(cells))
+            else array("q", map(cells.__getitem__, order)),
+            shared=shared,
         )
