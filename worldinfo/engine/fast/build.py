@@ -46,7 +46,6 @@ else:
     from worldinfo._lazy import cast
 
 _CID = attrgetter("cid")
-_DATA = attrgetter("data")
 
 
 def build_plan(
@@ -96,10 +95,10 @@ def build_plan(
     policy_keys = trust.untrusted
     worlds = origins.worlds
     if stored is None:
-        datas = list(map(_DATA, origins.entries))
+        datas = [e.data for e in origins.entries]  # (a slot read the interpreter specialises)
         columns = Columns(datas)
     else:  # read in load order, then put in position order (``Columns``)
-        loaded, perm = list(map(_DATA, stored[0].entries)), stored[1]
+        loaded, perm = [e.data for e in stored[0].entries], stored[1]
         datas = list(map(loaded.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
     keys = _entry_keys(worlds, columns)

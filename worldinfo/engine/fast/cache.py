@@ -10,7 +10,6 @@ detected (``port.yaml``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import attrgetter
 
 from worldinfo import _js
 from worldinfo._collector import collector_paused
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 else:
     from worldinfo._lazy import cast
 
-_DATA = attrgetter("data")
 MAX_PLANS = 4
 """Plans kept at once (one per book selection and scan settings); more clears them all."""
 
@@ -132,7 +130,7 @@ class ScanCache:
             if book is not None and book_has_untrusted(book):
                 untrusted.update(id(e) for e in untrusted_entries(book.entries or ()))
             stored.append(memo)
-            return cast("list[RawEntry]", list(map(_DATA, memo.entries)))
+            return cast("list[RawEntry]", [e.data for e in memo.entries])  # a slot read
 
         lore = gathering.load_lore(selected, books, trust=self._trust, entries_of=load)
         assert lore is not None  # plan() returned None already for a book without entries
