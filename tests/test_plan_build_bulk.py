@@ -13,6 +13,7 @@ from test_plan_build import _facts, _origins, _uniform
 
 from worldinfo import _js
 from worldinfo.engine.fast.build import build_plan
+from worldinfo.engine.fast.columns import Columns
 from worldinfo.engine.fast.origins import BookMemo, Origins
 from worldinfo.engine.fast.slots import Gate
 from worldinfo.types import Book, Entry, Settings
@@ -95,3 +96,26 @@ def test_origins_taken_are_each_indexs(sizes: list[int], twice: bool, picks: lis
     want = [expect[i] for i in order]
     assert [(e, w, c) for e, w, _, c in got] == [(e, w, c) for e, w, _, c in want]
     assert all(m is x[2] for (_, _, m, _), x in zip(got, want, strict=True))
+
+
+NAMES = ["a", "b", "c", "d", "e", "f", "g"]
+
+
+@given(
+    dicts=st.lists(st.sets(st.sampled_from(NAMES)), max_size=6),
+    names=st.lists(st.sampled_from(NAMES), max_size=7),
+    read=st.sets(st.sampled_from(NAMES)),
+)
+def test_fields_ruled_out_in_bulk_are_held_by_none(
+    dicts: list[set[str]], names: list[str], read: set[str]
+) -> None:
+    """After ``Columns.rule_out`` (three fields a pass), ``held`` and each column read as
+    field by field: a field is ruled out only when no entry holds it."""
+    datas = [dict.fromkeys(d, 1) for d in dicts]
+    columns = Columns(datas)
+    for name in read:  # some columns read before
+        columns.loaded(name)
+    columns.rule_out(names)
+    for name in NAMES:
+        assert columns.held(name) == any(name in d for d in datas)
+        assert list(columns.get(name)) == [d.get(name, _js.UNDEFINED) for d in datas]

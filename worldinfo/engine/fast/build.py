@@ -19,7 +19,7 @@ from operator import attrgetter, is_, is_not
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
-from worldinfo.engine.fast.classes import Class, Classes
+from worldinfo.engine.fast.classes import SIG_FIELDS, Class, Classes
 from worldinfo.engine.fast.columns import Columns
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.origins import Origins
@@ -35,6 +35,7 @@ from worldinfo.engine.fast.plan import (
 from worldinfo.engine.fast.prepare import Prepare
 from worldinfo.engine.fast.rows import plain_rows
 from worldinfo.engine.fast.slots import Gate, kind_of, learn_slots
+from worldinfo.engine.fast.stored import NOT_PLAIN
 from worldinfo.engine.gathering import delay_levels
 from worldinfo.engine.timed_effects import entry_key
 from worldinfo.types import Settings
@@ -101,6 +102,7 @@ def build_plan(
         loaded, perm = [e.data for e in stored[0].entries], stored[1]
         datas = list(map(loaded.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
+    columns.rule_out(("hash", *NOT_PLAIN, *SIG_FIELDS))  # fields most books lack
     keys = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
