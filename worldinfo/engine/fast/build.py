@@ -220,14 +220,15 @@ def _record(
 ) -> None:
     """Store each position's kind, configuration and slots, and index the positions by
     needle (per configuration) and by kind."""
+    plain, gated = Kind.PLAIN, Kind.GATED
+    every = kinds.count(plain) == len(kinds)  # the common case (tested by identity)
     plan.kind = kinds
-    plan.plain = list(map(is_, kinds, repeat(Kind.PLAIN)))
+    plan.plain = [True] * len(kinds) if every else list(map(is_, kinds, repeat(plain)))
     plan.config = cids
     plan.primary = primaries
     plan.secondary = secondaries
-    plan.always_visit = (
-        [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS] if Kind.ALWAYS in kinds else []
-    )
+    always = not every and Kind.ALWAYS in kinds
+    plan.always_visit = [pos for pos, k in enumerate(kinds) if k is Kind.ALWAYS] if always else []
     regex = plan.regex_needles
     if regex:
         for pos, (primary, sec) in enumerate(zip(primaries, secondaries, strict=True)):
@@ -236,8 +237,7 @@ def _record(
             ):
                 plan.regex_positions.add(pos)
     by_needle = plan.by_needle
-    plain, gated = Kind.PLAIN, Kind.GATED
-    if kinds.count(plain) == len(kinds):
+    if every:
         listed = list(range(len(kinds)))
     else:
         listed = [p for p, k in enumerate(kinds) if k is plain or k is gated]

@@ -55,9 +55,9 @@ def plain_rows(
     kinds: list[Kind] = [Kind.NEVER] * n
     for cls, positions in groups.values():
         group = _Group(columns, positions)
-        prim = _primaries(group, cls, prepare)
+        prim, keyed = _primaries(group, cls, prepare)
         sec = _secondaries(group, cls, prepare)
-        kind = kinds_from(prim, sec, fixed=cls.fixed, gated=cls.waits)
+        kind = kinds_from(prim, sec, fixed=cls.fixed, gated=cls.waits, keyed=keyed)
         if len(positions) == n:
             primaries, secondaries, kinds = prim, sec, kind
             continue
@@ -109,11 +109,13 @@ class _Group:
         return self._columns.stored if self._positions is None else self.stands
 
 
-def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
-    """The slots of each entry's ``key`` list, looked up all at once in the class's memo."""
+def _primaries(group: _Group, cls: Class, prepare: Prepare) -> tuple[list[Slots], bool]:
+    """The slots of each entry's ``key`` list, looked up all at once in the class's memo;
+    and whether every entry is known to have slots, none ``UNKNOWN`` (the memo holds none)."""
     stands = group.stands
     memo = cls.memo
     out: list[Slots] | None = None
+    keyed = False
     lists, flat = group.loaded("key") if memo is not None else ((), None)
     if memo is not None and flat is not None:
         lacking = False
@@ -130,6 +132,7 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
             cut = iter(slots)
             if width and lengths.count(width) == len(lengths):
                 out = list(zip(*[cut] * width, strict=False))  # the tuples, cut in C
+                keyed = not lacking
             else:
                 out = [tuple(islice(cut, k)) for k in lengths]
             out = group.permute(out)
@@ -139,7 +142,7 @@ def _primaries(group: _Group, cls: Class, prepare: Prepare) -> list[Slots]:
                     out[i] = _slots(listed[i], stands[i], cls, prepare)
     if out is None:
         out = [_slots(k, s, cls, prepare) for k, s in zip(group("key"), stands, strict=True)]
-    return out
+    return out, keyed
 
 
 def _secondaries(group: _Group, cls: Class, prepare: Prepare) -> list[Secondary | None]:

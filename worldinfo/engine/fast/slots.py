@@ -204,16 +204,17 @@ def kinds_from(
     *,
     fixed: Kind | None,
     gated: bool,
+    keyed: bool = False,
 ) -> list[Kind]:
-    """``kind_from`` of each entry of one class (the same ``fixed`` and ``gated``)."""
+    """``kind_from`` of each entry of one class (the same ``fixed`` and ``gated``);
+    ``keyed``: every primary is known to hold a slot, none ``UNKNOWN``."""
     if fixed is not None:
         return [fixed] * len(primaries)
     always, plain, waiting = Kind.ALWAYS, Kind.PLAIN, Kind.GATED
     if (
         not gated
         and secondaries.count(None) == len(secondaries)
-        and () not in primaries
-        and not any(map(contains, primaries, repeat(UNKNOWN)))
+        and (keyed or (() not in primaries and not any(map(contains, primaries, repeat(UNKNOWN)))))
     ):  # the common case, tested in C: every entry keyed, no key undecided
         return [plain] * len(primaries)
     # Every other slot is decided: a regex slot too (``FastScan.nominates`` tests it as
