@@ -185,3 +185,50 @@ def test_facts_shared_by_a_class_of_alike_entries_equal_each_entrys_own(
     want = [facts_of(e) for e in entries]
     assert [canonical(list(f)) for f in got] == [canonical(list(f)) for f in want]
     assert [[type(v) for v in f] for f in got] == [[type(v) for v in f] for f in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(CLASS_ROW, st.booleans()), min_size=1, max_size=10),
+    st.lists(st.integers(0, 9), max_size=4),
+    st.lists(st.integers(0, 9), max_size=14),
+)
+def test_facts_derived_in_a_batch_equal_each_entrys_own(
+    rows: list[tuple[dict[str, Any], bool]], before: list[int], batch: list[int]
+) -> None:
+    """``FactTable.derive`` (the budget phase's batch) over any positions, repeated or
+    derived before one by one, gives each entry the facts ``facts_of`` gives it and the
+    ``quick`` units ``at`` gives it."""
+    entries: list[dict[str, Any]] = []
+    for row, like_first in rows:
+        entry = _entry(row)
+        if like_first and entries:  # the very objects of the first entry's fields
+            for f in CLASS_FIELDS:
+                entry.pop(f, None)
+                if f in entries[0]:
+                    entry[f] = entries[0][f]
+        entries.append(entry)
+    n = len(entries)
+    table, one_by_one = FactTable(), FactTable()
+    for pos in before:
+        table.at(entries, pos % n)
+    table.derive(entries, [pos % n for pos in batch])
+    for pos in sorted({p % n for p in [*before, *batch]}):
+        got, want = table.at(entries, pos), facts_of(entries[pos])
+        assert canonical(list(got)) == canonical(list(want))
+        assert [type(v) for v in got] == [type(v) for v in want]
+        one_by_one.at(entries, pos)
+        assert table.quick[pos] == one_by_one.quick[pos]
+
+
+def test_a_batch_of_one_class_gets_the_budget_phases_short_branch() -> None:
+    """Alike entries with plain contents, no roll and no ``ignoreBudget``, derived in one
+    batch: each gets its own ``quick`` units, as ``at`` gives them."""
+    shared: dict[str, Any] = {"useProbability": True, "probability": 100, "position": 1}
+    entries = [{**shared, "content": "x" * k, "order": k} for k in range(1, 6)]
+    entries.append({**shared, "content": "{{user}}", "order": 9})
+    table = FactTable()
+    table.derive(entries, range(len(entries)))
+    want = [FactTable().at(entries, pos) for pos in range(len(entries))]
+    assert [table.at(entries, pos) for pos in range(len(entries))] == want
+    assert table.quick == [2, 3, 4, 5, 6, 0]

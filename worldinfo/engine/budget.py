@@ -60,10 +60,7 @@ def probability_and_budget(
     one (``False``: none are left); the candidates after an overflow are never asked for.
     """
     fast = scan.fast
-    if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
-        remaining_ignore = 0
-    else:
-        remaining_ignore = sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
+    remaining_ignore = _ignoring(scan, candidates)
     new_content = ""
     # The default estimate depends on the length alone: count the text as it grows instead
     # of measuring the whole of it again for every entry. Any other counter sees the text.
@@ -85,6 +82,8 @@ def probability_and_budget(
         if more is not None and i + 1 == len(candidates) and not more(candidates):
             more = None
         pos = scan.index.get(id(entry)) if table is not None else None
+        if pos is not None and table[pos] is None:  # type: ignore[index]  # a table
+            _derive_rest(scan, candidates, i)  # this one and those after it, at once
         if (
             quick_ok
             and pos is not None
@@ -144,6 +143,23 @@ def probability_and_budget(
         if fast is not None:  # written with ``activated``: the same keys in the same order
             placed[key] = pos
             placed_facts[key] = facts
+
+
+def _ignoring(scan: WorkingState, candidates: list[RawEntry]) -> int:
+    """How many candidates have a truthy ``ignoreBudget`` (none when the plan has none)."""
+    fast = scan.fast
+    if fast is not None and not fast.plan.any_ignore_budget and not scan.forced:
+        return 0
+    return sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
+
+
+def _derive_rest(scan: WorkingState, candidates: list[RawEntry], i: int) -> None:
+    """The facts of ``candidates[i:]`` the plan holds, derived in one batch
+    (``FactTable.derive``): the budget phase reads those of every candidate it reaches."""
+    fast = scan.fast
+    assert fast is not None
+    at = map(scan.index.get, map(id, candidates[i:]))
+    fast.plan.facts.derive(fast.plan.entries, [p for p in at if p is not None])
 
 
 def _own_fields(entry: RawEntry) -> tuple[bool, bool]:

@@ -11,6 +11,8 @@ lazily, entry by entry, so the first scan pays only for the entries it nominates
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import is_
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -188,6 +190,48 @@ class FactTable:
             if got.plain_content is not None and not (got.rolls or got.ignore_budget):
                 self.quick[pos] = got.units
         return got
+
+    def derive(self, entries: Sequence[RawEntry], positions: Sequence[int]) -> None:
+        """``at`` of each of ``positions`` (``entries``: the plan's), a batch at a time.
+
+        The class of the first underived entry is found or made as ``at`` does; the
+        entries whose ``CLASS_FIELDS`` hold its very objects (one pass over the batch per
+        field) get ``facts_like`` of it, built a column at a time; ``at`` derives the
+        others one by one."""
+        table = self.sized(entries)
+        todo = [p for p in dict.fromkeys(positions) if table[p] is None]
+        if len(todo) < 2:
+            for pos in todo:
+                self.at(entries, pos)
+            return
+        self.at(entries, todo[0])
+        objs = list(map(entries.__getitem__, todo))
+        values = tuple(map(objs[0].get, CLASS_FIELDS, _MISSING))
+        alike = self._classes[tuple(map(id, values))][1]
+        same: list[bool] | None = None  # ``None``: every entry holds the class's objects
+        for name, value in zip(CLASS_FIELDS, values, strict=True):
+            col = list(map(dict.get, objs, repeat(name), repeat(UNDEFINED)))
+            if col.count(value) == len(col) and all(map(is_, col, repeat(value))):
+                continue
+            hit = list(map(is_, col, repeat(value)))
+            same = hit if same is None else [a and b for a, b in zip(same, hit, strict=True)]
+        if same is not None:
+            for pos in compress(todo, [not s for s in same]):
+                self.at(entries, pos)
+            todo, objs = list(compress(todo, same)), list(compress(objs, same))
+        a0, a1, a4, a5, a7, a8, a9, a10, a11 = alike[:2] + alike[4:6] + alike[7:]
+        plains = list(map(_plain_content, objs))
+        units = [0 if c is None else _js.utf16_len(c) + 1 for c in plains]
+        orders = map(_js.to_number, map(dict.get, objs, repeat("order"), repeat(UNDEFINED)))
+        new = tuple.__new__  # as ``facts_like``'s
+        for pos, plain, n, order in zip(todo, plains, units, orders, strict=True):
+            if table[pos] is None:  # ``todo[0]`` is derived
+                table[pos] = new(Facts, (a0, a1, plain, n, a4, a5, order, a7, a8, a9, a10, a11))
+        if not (a0 or a1):  # as ``at``: no ``ignoreBudget``, no roll
+            quick = self.quick
+            for pos, plain, n in zip(todo, plains, units, strict=True):
+                if plain is not None:
+                    quick[pos] = n
 
     def _derive(self, entry: RawEntry) -> Facts:
         """``facts_of(entry)``, its class's shared facts derived once (``facts_like``).
