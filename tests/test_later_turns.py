@@ -15,6 +15,7 @@ import pytest
 from worldinfo._js import canonical
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import message, observed, session_for
+from worldinfo.engine.fast import candidates
 from worldinfo.engine.timed_effects import normalise
 
 
@@ -76,6 +77,19 @@ def test_later_turns_equal_straightforward(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(16))
 def test_lazy_later_turns_equal_straightforward(seed: int) -> None:
+    case = lazy_case(seed)
+    assert turns(case, fast=True) == turns(case, fast=False)
+
+
+@pytest.mark.parametrize("new_objects", [1, 3])
+@pytest.mark.parametrize("seed", range(0, 16, 3))
+def test_chunks_cut_at_new_objects_equal_straightforward(
+    seed: int, new_objects: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk of candidates stops before the first entry the scan's list lacks, then takes
+    ``NEW_OBJECTS`` of them: with one or three a turn cuts many chunks, at positions that
+    move from turn to turn as the plan builds more; the candidates stay the same."""
+    monkeypatch.setattr(candidates, "NEW_OBJECTS", new_objects)
     case = lazy_case(seed)
     assert turns(case, fast=True) == turns(case, fast=False)
 

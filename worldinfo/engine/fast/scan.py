@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
+from itertools import compress, repeat
+from operator import is_
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
@@ -196,6 +198,16 @@ class FastScan:
         if self.own is not None:
             self._own(positions)
 
+    def lacking(self, positions: list[int]) -> list[int]:
+        """The positions among ``positions`` whose entry the scan's list lacks (``put``
+        puts them in), in order."""
+        if self.own is None:
+            return []
+        entries = self.own[0]
+        return list(
+            compress(positions, map(is_, map(entries.__getitem__, positions), repeat(None)))
+        )
+
     def codes(self, visit: Visit) -> bytes:
         """How each position of ``visit`` is nominated: ``SIMPLE`` (a ``PLAIN`` entry with
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
@@ -209,9 +221,14 @@ class FastScan:
 
     def _own(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
+        self.put(self.lacking(positions))
+
+    def put(self, missing: list[int]) -> None:
+        """Put the entries at ``missing`` (``lacking``) into the scan's list and index."""
+        if not missing:
+            return
         assert self.own is not None
         entries, index = self.own
-        missing = [pos for pos in positions if entries[pos] is None]
         objs = self.plan.entries.make_all(missing)  # built together
         for pos, obj in zip(missing, objs, strict=True):
             entries[pos] = obj
