@@ -213,6 +213,8 @@ def test_facts_derived_in_a_batch_equal_each_entrys_own(
     for pos in before:
         table.at(entries, pos % n)
     table.derive(entries, [pos % n for pos in batch])
+    derived = table.sized(entries)
+    assert all(derived[pos % n] is not None for pos in [*before, *batch])
     for pos in sorted({p % n for p in [*before, *batch]}):
         got, want = table.at(entries, pos), facts_of(entries[pos])
         assert canonical(list(got)) == canonical(list(want))

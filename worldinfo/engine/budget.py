@@ -82,8 +82,8 @@ def probability_and_budget(
         if more is not None and i + 1 == len(candidates) and not more(candidates):
             more = None
         pos = scan.index.get(id(entry)) if table is not None else None
-        if pos is not None and table[pos] is None:  # type: ignore[index]  # a table
-            _derive_rest(scan, candidates, i)  # this one and those after it, at once
+        if pos is not None and table[pos] is None and facts_of.fresh:  # type: ignore[union-attr,index]
+            _derive_rest(scan, candidates, i)  # this one and a few after it, at once
         if (
             quick_ok
             and pos is not None
@@ -153,12 +153,18 @@ def _ignoring(scan: WorkingState, candidates: list[RawEntry]) -> int:
     return sum(1 for e in candidates if _js.truthy(e.get("ignoreBudget")))
 
 
+_BATCH = 64
+"""Candidates whose facts are derived together in the first scan of a plan: the budget
+phase reads those of every candidate it reaches (those after an overflow are derived for
+nothing; a batch is not much cheaper an entry beyond a few dozen)."""
+
+
 def _derive_rest(scan: WorkingState, candidates: list[RawEntry], i: int) -> None:
-    """The facts of ``candidates[i:]`` the plan holds, derived in one batch
-    (``FactTable.derive``): the budget phase reads those of every candidate it reaches."""
+    """The facts of ``candidates[i : i + _BATCH]`` the plan holds, derived in one batch
+    (``FactTable.derive``)."""
     fast = scan.fast
     assert fast is not None
-    at = map(scan.index.get, map(id, candidates[i:]))
+    at = map(scan.index.get, map(id, candidates[i : i + _BATCH]))
     fast.plan.facts.derive(fast.plan.entries, [p for p in at if p is not None])
 
 

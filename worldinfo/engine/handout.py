@@ -26,6 +26,7 @@ def activated_facts(scan: WorkingState, activated: list[RawEntry]) -> list[Facts
     fast = scan.fast
     if fast is None:
         return None
+    fast.plan.facts.fresh = False  # the first scan of the plan is over (``FactTable.fresh``)
     if len(fast.placed_facts) == len(activated):  # recorded by the budget phase
         return list(fast.placed_facts.values())
     table = fast.plan.facts

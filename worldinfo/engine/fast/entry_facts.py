@@ -121,6 +121,9 @@ CLASS_FIELDS = (
 """The fields ``facts_of`` reads besides ``content`` and ``order``: entries that hold the same
 objects in them share every fact but ``plain_content``, ``units`` and ``order``."""
 _MISSING = (UNDEFINED,) * len(CLASS_FIELDS)
+_CLASSES_PER_BATCH = 3
+"""``FactTable.derive`` passes over a batch for the classes of its first few entries only:
+a batch of entries of many classes costs a pass per class."""
 
 
 def facts_like(entry: RawEntry, alike: Facts) -> Facts:
@@ -149,10 +152,14 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_classes", "_codes", "_facts", "quick", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "fresh", "quick", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
+        self.fresh = False
+        """Set when the table is sized (in the first scan of its plan), cleared when that
+        scan hands its entries out (``handout``): the budget phase of a first scan derives
+        facts in batches (``derive``); later scans meet few new entries, one at a time."""
         self.quick: list[int] = []
         """By position: the ``units`` of an entry whose facts are derived, with a plain
         content, no roll and no ``ignoreBudget`` (the budget phase's short branch), else 0."""
@@ -177,6 +184,7 @@ class FactTable:
         yet (``at`` derives them): hot loops read it instead of calling ``at``."""
         table = self._facts
         if not table:
+            self.fresh = True
             table.extend([None] * len(entries))
             self.quick.extend([0] * len(entries))
         return table
@@ -192,18 +200,23 @@ class FactTable:
         return got
 
     def derive(self, entries: Sequence[RawEntry], positions: Sequence[int]) -> None:
-        """``at`` of each of ``positions`` (``entries``: the plan's), a batch at a time.
-
-        The class of the first underived entry is found or made as ``at`` does; the
-        entries whose ``CLASS_FIELDS`` hold its very objects (one pass over the batch per
-        field) get ``facts_like`` of it, built a column at a time; ``at`` derives the
-        others one by one."""
+        """``at`` of each of ``positions`` (``entries``: the plan's), a class at a time
+        (``_derive_class``) for the first few classes met, then one by one."""
         table = self.sized(entries)
         todo = [p for p in dict.fromkeys(positions) if table[p] is None]
-        if len(todo) < 2:
-            for pos in todo:
-                self.at(entries, pos)
-            return
+        for _ in range(_CLASSES_PER_BATCH):
+            if len(todo) < 2:
+                break
+            todo = self._derive_class(entries, todo)
+        for pos in todo:
+            self.at(entries, pos)
+
+    def _derive_class(self, entries: Sequence[RawEntry], todo: list[int]) -> list[int]:
+        """Derive the facts of ``todo[0]`` as ``at`` does, and those of the entries of
+        ``todo`` whose ``CLASS_FIELDS`` hold the very objects of its (one pass over them
+        per field): ``facts_like`` of its class, built a column at a time. Return the
+        other positions."""
+        table = self.sized(entries)
         self.at(entries, todo[0])
         objs = list(map(entries.__getitem__, todo))
         values = tuple(map(objs[0].get, CLASS_FIELDS, _MISSING))
@@ -215,9 +228,9 @@ class FactTable:
                 continue
             hit = list(map(is_, col, repeat(value)))
             same = hit if same is None else [a and b for a, b in zip(same, hit, strict=True)]
+        rest: list[int] = []
         if same is not None:
-            for pos in compress(todo, [not s for s in same]):
-                self.at(entries, pos)
+            rest = list(compress(todo, [not s for s in same]))
             todo, objs = list(compress(todo, same)), list(compress(objs, same))
         a0, a1, a4, a5, a7, a8, a9, a10, a11 = alike[:2] + alike[4:6] + alike[7:]
         plains = list(map(_plain_content, objs))
@@ -232,6 +245,7 @@ class FactTable:
             for pos, plain, n in zip(todo, plains, units, strict=True):
                 if plain is not None:
                     quick[pos] = n
+        return rest
 
     def _derive(self, entry: RawEntry) -> Facts:
         """``facts_of(entry)``, its class's shared facts derived once (``facts_like``).
