@@ -81,7 +81,7 @@ class LazyEntries(Sequence[RawEntry]):
         trust: the trust policy the objects are built under.
     """
 
-    __slots__ = ("_origins", "_trust", "ids", "made", "trusted")
+    __slots__ = ("_every", "_origins", "_trust", "_trusted", "ids", "made")
 
     def __init__(self, origins: Origins, *, trust: TrustPolicy) -> None:
         self._origins = origins
@@ -89,9 +89,18 @@ class LazyEntries(Sequence[RawEntry]):
         self.made: list[RawEntry | None] = [None] * len(origins)
         """The objects built so far (``None``: not yet)."""
         self.ids: dict[int, int] = {}
-        self.trusted = bytearray()
-        """1 at the positions known to hold a trusted entry (set by the plan's builder)."""
         """``id`` of each object built -> its position."""
+        self.trusted = bytearray()
+
+    @property
+    def trusted(self) -> bytearray:
+        """1 at the positions known to hold a trusted entry (set by the plan's builder)."""
+        return self._trusted
+
+    @trusted.setter
+    def trusted(self, flags: bytearray) -> None:
+        self._trusted = flags
+        self._every = flags.count(1) == len(self.made)  # counted once, not per ``make_all``
 
     def __len__(self) -> int:
         return len(self.made)
@@ -125,7 +134,7 @@ class LazyEntries(Sequence[RawEntry]):
             trusted = self.trusted
             entries = list(map(self._origins.entries.__getitem__, todo))
             worlds = list(map(self._origins.worlds.__getitem__, todo))
-            if trusted.count(1) == len(made):
+            if self._every:
                 objs = decorated_objects(entries, worlds)
             else:
                 objs = [
