@@ -194,10 +194,15 @@ class FactTable:
         table = self.sized(entries)
         got = table[pos]
         if got is None:
-            got = table[pos] = self._derive(entries[pos])
-            if got.plain_content is not None and not (got.rolls or got.ignore_budget):
-                self.quick[pos] = got.units
+            got = self._keep(pos, self._derive(entries[pos]))
         return got
+
+    def _keep(self, pos: int, facts: Facts) -> Facts:
+        """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them."""
+        self._facts[pos] = facts
+        if facts.plain_content is not None and not (facts.rolls or facts.ignore_budget):
+            self.quick[pos] = facts.units
+        return facts
 
     def derive(self, entries: Sequence[RawEntry], positions: Sequence[int]) -> None:
         """``at`` of each of ``positions`` (``entries``: the plan's), a class at a time
@@ -214,7 +219,7 @@ class FactTable:
     def _derive_class(self, entries: Sequence[RawEntry], todo: list[int]) -> list[int]:
         """Derive the facts of ``todo[0]`` as ``at`` does, and those of the entries of
         ``todo`` whose ``CLASS_FIELDS`` hold the very objects of its (one pass over them
-        per field): ``facts_like`` of its class, built a column at a time. Return the
+        per field): ``facts_like`` of its class for each. Return the
         other positions."""
         table = self.sized(entries)
         self.at(entries, todo[0])
@@ -232,19 +237,10 @@ class FactTable:
         if same is not None:
             rest = list(compress(todo, [not s for s in same]))
             todo, objs = list(compress(todo, same)), list(compress(objs, same))
-        a0, a1, a4, a5, a7, a8, a9, a10, a11 = alike[:2] + alike[4:6] + alike[7:]
-        plains = list(map(_plain_content, objs))
-        units = [0 if c is None else _js.utf16_len(c) + 1 for c in plains]
-        orders = map(_js.to_number, map(dict.get, objs, repeat("order"), repeat(UNDEFINED)))
-        new = tuple.__new__  # as ``facts_like``'s
-        for pos, plain, n, order in zip(todo, plains, units, orders, strict=True):
+        keep = self._keep
+        for pos, obj in zip(todo, objs, strict=True):
             if table[pos] is None:  # ``todo[0]`` is derived
-                table[pos] = new(Facts, (a0, a1, plain, n, a4, a5, order, a7, a8, a9, a10, a11))
-        if not (a0 or a1):  # as ``at``: no ``ignoreBudget``, no roll
-            quick = self.quick
-            for pos, plain, n in zip(todo, plains, units, strict=True):
-                if plain is not None:
-                    quick[pos] = n
+                keep(pos, facts_like(obj, alike))
         return rest
 
     def _derive(self, entry: RawEntry) -> Facts:
