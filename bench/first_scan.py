@@ -16,8 +16,6 @@ callgrind twice, with no scans and with three, and divide the difference by thre
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import time
@@ -27,17 +25,11 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 
 import scan_turns  # bench/ is the script's directory
 
-from worldinfo.conformance.st import first_difference, observed
 from worldinfo.engine.fast.cache import ScanCache
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
-    parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    case, books, step = scan_turns.first_step_loaded(args.large)
+    args, case, books, step = scan_turns.first_scan_args(__doc__.splitlines()[0], argv)
     scans: list[float] = []
     plans: list[float] = []
     after: list[float] = []
@@ -50,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             t = time.process_time()
             result = scan_turns._step(session, step)
             scans.append(time.process_time() - t)
-            ok = ok and not first_difference(step["expect"], observed(session, result))
+            ok = ok and scan_turns.as_expected(step, session, result)
             cache = ScanCache()
             t = time.process_time()
             cache.plan(session.books, session.selection, session.settings)
@@ -61,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             result = scan_turns._step(session, step)
             after.append(time.process_time() - t)
             collector.append(gc_time.spent - g)
-            ok = ok and not first_difference(step["expect"], observed(session, result))
+            ok = ok and scan_turns.as_expected(step, session, result)
     out = {
         "load": os.getloadavg()[0],
         "runs": args.runs,
@@ -71,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         "gc_in_scan_after_plan_ms": scan_turns.ms_summary(collector),
         "ok": ok,
     }
-    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
-    return 0 if ok else 1
+    return scan_turns.report(out, as_json=args.json)
 
 
 if __name__ == "__main__":

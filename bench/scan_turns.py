@@ -21,6 +21,7 @@ subprocess and prints both columns and their ratio.
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import math
@@ -237,6 +238,30 @@ def first_step_loaded(path: Path) -> tuple[Case, Mapping[str, Any], Case]:
     warm.scan_cache = ScanCache()
     _step(warm, step)
     return case, books, step
+
+
+def first_scan_args(
+    description: str, argv: list[str] | None
+) -> tuple[argparse.Namespace, Case, Mapping[str, Any], Case]:
+    """The options of the first-scan scripts (``--large``, ``--runs``, ``--json``), and the
+    case, its loaded books and its first step (``first_step_loaded``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    return (args, *first_step_loaded(args.large))
+
+
+def as_expected(step: Case, session: Any, result: Any) -> bool:
+    """Is ``result`` (of ``step`` in ``session``) SillyTavern's expectation?"""
+    return not first_difference(step["expect"], observed(session, result))
+
+
+def report(out: Mapping[str, Any], *, as_json: bool) -> int:
+    """Print ``out`` (one JSON object, or a line a key); 0 when its ``ok`` holds."""
+    print(json.dumps(out) if as_json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0 if out["ok"] else 1
 
 
 def _step(session: Any, step: Case) -> Any:

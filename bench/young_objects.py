@@ -13,10 +13,8 @@ Prints, over fresh caches, the first scan's CPU time, the part its collections t
 
 from __future__ import annotations
 
-import argparse
 import collections
 import gc
-import json
 import os
 import sys
 import time
@@ -26,17 +24,11 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 
 import scan_turns  # bench/ is the script's directory
 
-from worldinfo.conformance.st import first_difference, observed
 from worldinfo.engine.fast.cache import ScanCache
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
-    parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    case, books, step = scan_turns.first_step_loaded(args.large)
+    args, case, books, step = scan_turns.first_scan_args(__doc__.splitlines()[0], argv)
     scans: list[float] = []
     collecting: list[float] = []
     ok = True
@@ -49,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             result = scan_turns._step(session, step)
             scans.append(time.process_time() - t)
             collecting.append(gc_time.spent - g)
-            ok = ok and not first_difference(step["expect"], observed(session, result))
+            ok = ok and scan_turns.as_expected(step, session, result)
     session = scan_turns._session(case, books)
     cache = ScanCache()
     gc.collect()
@@ -68,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         "young_by_type": dict(young.most_common(4)),
         "ok": ok,
     }
-    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
-    return 0 if ok else 1
+    return scan_turns.report(out, as_json=args.json)
 
 
 if __name__ == "__main__":
