@@ -70,3 +70,24 @@ def _cyrb53_one_unit_at_a_time(s: str) -> int:
 def test_the_scalar_hash_steps_four_units_at_a_time_exactly(text: str) -> None:
     for s in (text, text + "a", text + "ab", text + "abc"):  # every remainder of 4
         assert string_hash(s) == _cyrb53_one_unit_at_a_time(s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(TEXT, min_size=3, max_size=3), st.integers(0, 40))
+def test_three_long_strings_take_the_lanes_without_struct(parts: list[str], pad: int) -> None:
+    """Three strings of ``_FEW_UNITS`` code units or more are hashed in lanes whose rows
+    ``re`` cuts (``_few_rows``), whatever their lengths and code units; shorter, one by one."""
+    strings = [p + "x" * (hashing._FEW_UNITS + pad * i) for i, p in enumerate(parts)]
+    calls: list[int] = []
+    cut = hashing._few_rows
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(hashing, "_few_rows", lambda *a: calls.append(1) or cut(*a))
+        assert string_hashes(strings) == [string_hash(s) for s in strings]
+        assert calls  # the lanes ran
+        calls.clear()
+        short = [*strings[:2], "y" * (hashing._FEW_UNITS - 1)]
+        assert string_hashes(short) == [string_hash(s) for s in short]
+        assert not calls  # one by one
+    finally:
+        patch.undo()

@@ -59,7 +59,13 @@ _MIN_LANES = 4
 instructions as two or three strings of ``string_hash`` (callgrind, 825-unit strings: 3.3 /
 3.6 / 3.8 / 4.3 M for 2 / 3 / 4 / 6 strings in lanes, 1.6 M a string one by one). Three
 strings would gain too, but a scan that hands out three entries (the README's example)
-would then import ``struct`` (``tests/test_startup.py``)."""
+would then import ``struct`` (``tests/test_startup.py``): three strings of at least
+``_FEW_UNITS`` code units take the lanes with rows cut by ``re`` instead (``_few_rows``)."""
+_FEW_LANES = 3
+_FEW_UNITS = 256
+"""Three 825-unit strings (callgrind): 4.9 M instructions one by one, 4.1 M in lanes whose
+rows ``re`` cuts (+0.2 M the first time: the pattern's compilation), 3.6 M with ``struct``;
+two strings: 3.25 M one by one, 3.8 M with ``re``. Short strings keep to ``string_hash``."""
 
 
 def string_hashes(strings: Sequence[str]) -> list[int]:
@@ -80,7 +86,8 @@ def string_hashes(strings: Sequence[str]) -> list[int]:
         longest = max(len(units[order[start]]) >> 1, 1)
         size = min(_MAX_LANES, len(order) - start, max(1, _BATCH_BYTES // (longest * _LANE)))
         batch = order[start : start + size]
-        if size < _MIN_LANES:
+        few = size == _FEW_LANES and len(units[batch[-1]]) >> 1 >= _FEW_UNITS
+        if size < _MIN_LANES and not few:
             for i in batch:
                 out[i] = string_hash(strings[i])
         else:
@@ -100,7 +107,8 @@ def _lanes(units: list[bytes]) -> list[int]:
         end = lane * _LANE + lengths[lane] * row
         buf[lane * _LANE : end : row] = u[0::2]
         buf[lane * _LANE + 1 : end : row] = u[1::2]
-    import struct  # here, not at start-up: only a batch of ``_MIN_LANES`` strings needs it
+    if n >= _MIN_LANES:
+        import struct  # here, not at start-up: only a batch of ``_MIN_LANES`` strings needs it
 
     view = memoryview(buf)
     h1 = int.from_bytes((0xDEADBEEF).to_bytes(_LANE, "little") * n, "little")
@@ -114,12 +122,17 @@ def _lanes(units: list[bytes]) -> list[int]:
         # (``iter_unpack`` cuts the rows, the live lanes of each, as bytes objects: 3.8 M
         # instructions for four 825-unit strings, 6.0 M slicing the rows one by one.)
         stop, width = lengths[active - 1], active * _LANE
-        rows = struct.Struct(f"{width}s{row - width}x").iter_unpack
-        for lo in range(step * row, stop * row, _STEPS * row):
-            hi = min(lo + _STEPS * row, stop * row)
-            for c in [from_bytes(r, "little") for (r,) in rows(view[lo:hi])]:
+        if n < _MIN_LANES:  # the rows cut by ``re``, not ``struct`` (``_FEW_LANES``)
+            for c in [from_bytes(r, "little") for r in _few_rows(buf, row, step, stop)]:
                 h1 = ((h1 ^ c) * 2654435761) & mask
                 h2 = ((h2 ^ c) * 1597334677) & mask
+        else:
+            rows = struct.Struct(f"{width}s{row - width}x").iter_unpack
+            for lo in range(step * row, stop * row, _STEPS * row):
+                hi = min(lo + _STEPS * row, stop * row)
+                for c in [from_bytes(r, "little") for (r,) in rows(view[lo:hi])]:
+                    h1 = ((h1 ^ c) * 2654435761) & mask
+                    h2 = ((h2 ^ c) * 1597334677) & mask
         step, live = stop, active
         while live and lengths[live - 1] <= step:  # lanes live..active-1 have ended
             live -= 1
@@ -128,6 +141,15 @@ def _lanes(units: list[bytes]) -> list[int]:
         keep = (1 << bits) - 1
         h1, h2, mask, active = h1 & keep, h2 & keep, mask & keep, live
     return [_final(a, b) for a, b in states]
+
+
+def _few_rows(buf: bytearray, row: int, step: int, stop: int) -> list[bytes]:
+    """Rows ``step`` to ``stop`` of ``buf`` (``row`` bytes a row), cut by ``re.findall``
+    (no ``struct``: a few lanes, see ``_FEW_LANES``). Whole rows: the lanes that have ended
+    hold zero bytes past their end, so the rows read as the same integers (one pattern)."""
+    import re
+
+    return re.compile(b".{%d}" % row, re.DOTALL).findall(buf, step * row, stop * row)
 
 
 def _unpack(h1: int, h2: int, states: list[tuple[int, int]], lo: int, hi: int) -> None:
