@@ -9,7 +9,7 @@ from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
 from worldinfo.engine.fast.candidates import More, Nominate, lazy_candidates, lazy_ok
-from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
+from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan, hash_positions
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
 from worldinfo.engine.state import WorkingState
@@ -115,10 +115,18 @@ def _choosers(scan: WorkingState, fast: FastScan) -> tuple[Nominate, Nominate]:
     of a ``PLAIN`` entry with secondary or regex keys, not active nor failed."""
     entries = scan.entries
     keys = fast.plan.keys
+    plain = fast.plan.plain
     seen: set[int] = set()
+    waiting: list[set[int]] = []  # the delayed and cooling positions, when first needed
 
     def full(pos: int) -> RawEntry | None:
-        chosen, _ = _select(scan, entries[pos], key=keys[pos])
+        if plain[pos]:
+            if not waiting:
+                got = map(scan.timed.active.get, ("delay", "cooldown"), ((), ()))
+                waiting.extend(hash_positions(fast.plan, v) for v in got)
+            chosen = _select_plain(scan, pos, fast=fast, waiting=waiting)
+        else:
+            chosen, _ = _select(scan, entries[pos], key=keys[pos])
         if chosen is None or id(chosen) in seen:
             return None
         seen.add(id(chosen))
@@ -218,6 +226,25 @@ def _filtered_by_character(scan: WorkingState, entry: RawEntry) -> str:
         if hit == exclude:
             return "tag_filter"
     return ""
+
+
+def _select_plain(
+    scan: WorkingState, pos: int, *, fast: FastScan, waiting: list[set[int]]
+) -> RawEntry | None:
+    """``_select``'s object for a ``Plan.plain`` entry (no check that reads the entry alone
+    applies), timed effects by position (``waiting``: delayed, cooling), in its order."""
+    entry = scan.entries[pos]
+    key = fast.plan.keys[pos]
+    is_sticky = pos in fast.sticky
+    if id(entry) in scan.failed or key in scan.activated or pos in waiting[0]:
+        return None
+    if pos in waiting[1] and not is_sticky:
+        return None
+    if key in scan.forced:
+        return scan.forced[key]
+    if is_sticky:
+        return entry
+    return entry if keys_match(scan, entry) == "key" else None
 
 
 def _select(
