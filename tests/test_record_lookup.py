@@ -89,6 +89,21 @@ def test_distinct_keys_are_learnt_once_and_kept_on_the_book() -> None:
     assert later.positions_of_key("B.4") == [4]
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_distinct_keys_learnt_from_integer_uids_as_from_the_keys(seed: int) -> None:
+    """Learnt from the uids when each is a safe integer (``Plan.key_ids``), else from the
+    keys: the same answer as a set of the keys, duplicates and look-alikes included."""
+    rng = random.Random(seed)
+    odd: list[JSONValue] = [1.0, True, "1", 2**53, None]
+    uids: list[JSONValue] = [rng.randrange(6) for _ in range(rng.randint(1, 6))]
+    if rng.random() < 0.3:
+        uids[rng.randrange(len(uids))] = rng.choice(odd)
+    book = Book(name="B", entries=tuple(Entry(data={"uid": u, "key": ["k"]}) for u in uids))
+    plan = _plan(book)
+    assert (plan.key_ids is not None) == all(type(u) is int and u < 2**53 for u in uids)
+    assert distinct_keys(plan, learn=True) == (len(set(plan.keys)) == len(plan.keys))
+
+
 def test_a_book_selected_twice_does_not_take_its_fact() -> None:
     book = Book(name="B", entries=tuple(Entry.new(i, key=[f"k{i}"], sticky=2) for i in range(4)))
     _plan(book).positions_of_key("B.1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from worldinfo._js.strings import to_utf16_units, trim
 
@@ -80,21 +80,15 @@ def to_number(v: JSONValue) -> float:
         try:
             if t[:2].lower() in ("0x", "0o", "0b") and len(t) > 2:
                 return float(int(t[2:], {"x": 16, "o": 8, "b": 2}[t[1].lower()]))
-            if t in ("Infinity", "+Infinity"):
-                return math.inf
-            if t == "-Infinity":
-                return -math.inf
+            if t in ("Infinity", "+Infinity", "-Infinity"):
+                return -math.inf if t[0] == "-" else math.inf
             if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
                 return math.nan
             return float(t)
         except ValueError:
             return math.nan
-    if isinstance(v, list):
-        if not v:
-            return 0.0
-        if len(v) == 1:
-            return to_number(to_string(v[0]))
-        return math.nan
+    if isinstance(v, list) and len(v) <= 1:  # ``String([null])`` is ``""``: 0
+        return to_number(to_string(v))
     return math.nan
 
 
@@ -104,9 +98,7 @@ def loose_eq_true(v: JSONValue) -> bool:
         return True
     if v is None or v is UNDEFINED or v is False:
         return False
-    if isinstance(v, (int, float, str)):
-        return to_number(v) == 1.0
-    if isinstance(v, list):
+    if isinstance(v, (int, float, str, list)):
         return to_number(v) == 1.0
     return False
 
@@ -139,9 +131,15 @@ def safe_integer_set(values: Iterable[JSONValue]) -> frozenset[int] | None:
     """``values`` as a set to test ``x === v`` for some ``v`` by membership of a safe
     integer ``x`` (``is_safe_integer``); ``None`` unless every value is a safe integer."""
     got = tuple(values)
-    if all(is_safe_integer(v) for v in got):
-        return frozenset(got)
-    return None
+    return frozenset(got) if not got or safe_integers(got) else None
+
+
+def safe_integers(values: Sequence[JSONValue]) -> bool:
+    """Is each of ``values``, one at least, ``is_safe_integer``? (types, then extremes, in C)"""
+    return (
+        set(map(type, values)) == {int}
+        and -MAX_SAFE_INTEGER <= min(values) <= max(values) <= MAX_SAFE_INTEGER
+    )
 
 
 def js_round(x: float) -> float:
@@ -211,9 +209,10 @@ def to_string(v: JSONValue) -> str:
     return "[object Object]"
 
 
-def to_strings(values: list[JSONValue], *, prefix: str = "") -> list[str]:
-    """``prefix`` + ``to_string`` of each value; safe integers in one C ``%d`` format, cut."""
-    if values and set(map(type, values)) == {int} and -(2**53) < min(values) <= max(values) < 2**53:
+def to_strings(values: list[JSONValue], *, prefix: str = "", ints: bool | None = None) -> list[str]:
+    """``prefix`` + ``to_string`` of each value; safe integers in one C ``%d`` format, cut
+    (``ints``: ``safe_integers(values)`` when the caller knows it)."""
+    if safe_integers(values) if ints is None else ints:
         row = prefix.replace("%", "%%") + "%d\x00"  # ``%d`` writes them as ``str`` (``String``)
         cut = (row * len(values) % tuple(values)).split("\x00")  # (more for a ``\x00`` prefix)
         return cut[:-1] if len(cut) == len(values) + 1 else [prefix + s for s in map(str, values)]

@@ -103,7 +103,7 @@ def build_plan(
         datas = list(map(loaded.__getitem__, perm))
         columns = Columns(datas, stored=loaded, perm=perm)
     columns.rule_out(("hash", *NOT_PLAIN, *SIG_FIELDS))  # fields most books lack
-    keys = _entry_keys(worlds, columns)
+    keys, plan.key_ids = _entry_keys(worlds, columns)
     while True:  # again while the rules read a field the classes were not keyed by
         classes.changed = False
         found = classes.all_of(columns, worlds)
@@ -163,13 +163,16 @@ def _one(found: list[Class | None]) -> Class | None:
     return first if first is not None and found.count(first) == len(found) else None
 
 
-def _entry_keys(worlds: list[str], columns: Columns) -> list[str]:
-    """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``."""
+def _entry_keys(worlds: list[str], columns: Columns) -> tuple[list[str], list[int] | None]:
+    """``entry_key`` (``"world.uid"``) of each plain entry, from its book name and ``uid``;
+    and the uids when the book is one and they are safe integers (``Plan.key_ids``)."""
     if worlds and worlds.count(worlds[0]) == len(worlds):  # one book: one prefix, any order
         uids = list(columns.get("uid", loaded=True))
-        return columns.permute(_js.to_strings(uids, prefix=f"{worlds[0]}."))
+        ints = _js.safe_integers(uids)
+        keys = columns.permute(_js.to_strings(uids, prefix=f"{worlds[0]}.", ints=ints))
+        return keys, uids if ints else None
     strings = _js.to_strings(list(columns.get("uid")))
-    return list(map("{}.{}".format, worlds, strings))
+    return list(map("{}.{}".format, worlds, strings)), None
 
 
 def _learn(

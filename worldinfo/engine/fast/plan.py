@@ -182,6 +182,9 @@ class Plan:
     """Hash -> a position hashed with it (any entry hashed, indexed or not)."""
     keys_distinct: bool | None = None
     """No two entries share a hash (``records.learn_keys``); ``None``: not known yet."""
+    key_ids: list[int] | None = None
+    """The ``uid`` of each entry, in load order, when the keys are one book name and a safe
+    integer each (``build``): the keys are distinct when these are (``records``)."""
     _by_key: dict[str, int | list[int]] | None = None
     odd_indexed: bool = False
     """The entries with a ``world`` or ``uid`` that is not plain are indexed."""
