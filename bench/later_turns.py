@@ -11,11 +11,14 @@ case (the same text again) is measured beside it, and every turn is checked
 against the straightforward path (``scan_cache = None``), ``timedWorldInfo`` included.
 
     python bench/later_turns.py [--turns 8] [--repeats 5] [--json]
-    python bench/later_turns.py --instructions [--base /work/wt/base]   # valgrind
+    python bench/later_turns.py --instructions [--base /work/wt/base] [--cache]   # valgrind
 
 ``--instructions`` counts, under callgrind, the instructions of each turn and of the steady
 scan in one child process per checkout (``--dump-before`` a marker call between scans, so
 set-up is not counted): unlike CPU time, the count does not move with the machine's load.
+``--cache`` adds callgrind's cache simulation and a second table: the first-level cache
+misses of each scan (instruction reads, data reads and writes), which explain why a later
+turn's CPU time is a larger multiple of the steady scan's than its instruction count is.
 """
 
 from __future__ import annotations
@@ -150,45 +153,64 @@ def _marked(path: Path, *, turns: int) -> list[str]:
     return labels
 
 
-def instructions(path: Path, *, turns: int, roots: dict[str, Path]) -> dict[str, dict[str, int]]:
-    """Instructions of each turn and of the steady scan (median of three) per checkout."""
+def instructions(
+    path: Path, *, turns: int, roots: dict[str, Path], cache: bool = False
+) -> dict[str, dict[str, dict[str, int]]]:
+    """Instructions (``Ir``) of each turn and of the steady scan (median of three) per
+    checkout; with ``cache``, also the first-level cache misses (``L1``: I1mr + D1mr +
+    D1mw)."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("--instructions needs valgrind on PATH")
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, dict[str, dict[str, int]]] = {}
     for name, root in roots.items():
         env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
         with tempfile.TemporaryDirectory() as tmp:
             argv = [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
+            argv += ["--cache-sim=yes"] if cache else []
             argv += ["--dump-before=getppid", sys.executable, __file__, "--marked"]
             argv += ["--large", str(path.resolve()), "--turns", str(turns)]
             done = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
             labels = json.loads(done.stdout.splitlines()[-1])
-            counts = []
-            for k in range(1, len(labels) + 1):  # dump k: from marker k-1 to marker k
-                dump = Path(tmp) / f"cg.out.{k}"
-                total = next(ln for ln in dump.read_text().splitlines() if ln.startswith("totals:"))
-                counts.append(int(total.split()[1]))
-        got: dict[str, list[int]] = defaultdict(list)
+            counts = [_totals(Path(tmp) / f"cg.out.{k}") for k in range(1, len(labels) + 1)]
+        got: dict[str, list[dict[str, int]]] = defaultdict(list)
         for label, count in zip(labels, counts[1:], strict=False):  # dump 1: the set-up
             if label:
                 got[label].append(count)
-        out[name] = {label: int(statistics.median(v)) for label, v in got.items()}
+        out[name] = {
+            label: {e: int(statistics.median(c[e] for c in v)) for e in v[0]}
+            for label, v in got.items()
+        }
     return out
 
 
-def render_instructions(got: dict[str, dict[str, int]]) -> list[str]:
-    """One row per scan: millions of instructions per checkout, their ratio, and the last
+def _totals(dump: Path) -> dict[str, int]:
+    """``Ir`` (and ``L1`` misses, when simulated) of one callgrind dump: from marker k-1 to
+    marker k for dump k."""
+    lines = dump.read_text().splitlines()
+    events = next(ln for ln in lines if ln.startswith("events:")).split()[1:]
+    total = next(ln for ln in lines if ln.startswith("totals:")).split()[1:]
+    got = dict(zip(events, map(int, total), strict=False))  # (trailing zeros are left out)
+    out = {"Ir": got["Ir"]}
+    if "D1mr" in events:
+        out["L1"] = sum(got.get(e, 0) for e in ("I1mr", "D1mr", "D1mw"))
+    return out
+
+
+def render_instructions(
+    got: dict[str, dict[str, dict[str, int]]], event: str = "Ir", unit: str = "M instr"
+) -> list[str]:
+    """One row per scan: millions of ``event`` per checkout, their ratio, and the last
     checkout's count against its steady scan."""
     names = list(got)
-    lines = ["| scan | " + " | ".join(f"{n} (M instr)" for n in names) + " | ratio |"]
+    lines = ["| scan | " + " | ".join(f"{n} ({unit})" for n in names) + " | ratio |"]
     lines.append("| --- " * (len(names) + 2) + "|")
     for label in got[names[0]]:
-        cells = [got[n].get(label, 0) / 1e6 for n in names]
+        cells = [got[n].get(label, {}).get(event, 0) / 1e6 for n in names]
         ratio = f"{cells[-1] / cells[0]:.2f}x" if len(cells) > 1 and cells[0] else ""
-        steady = got[names[-1]].get("steady", 0)
-        ratio += f" ({got[names[-1]][label] / steady:.2f}x steady)" if steady else ""
-        lines.append(f"| {label} | " + " | ".join(f"{c:.1f}" for c in cells) + f" | {ratio} |")
+        steady = got[names[-1]].get("steady", {}).get(event, 0)
+        ratio += f" ({got[names[-1]][label][event] / steady:.2f}x steady)" if steady else ""
+        lines.append(f"| {label} | " + " | ".join(f"{c:.2f}" for c in cells) + f" | {ratio} |")
     return lines
 
 
@@ -217,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--instructions", action="store_true", help="count, under valgrind")
     parser.add_argument("--base", type=Path, help="with --instructions: also this checkout")
+    parser.add_argument("--cache", action="store_true", help="with --instructions: L1 misses")
     parser.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.marked:
@@ -226,8 +249,11 @@ def main(argv: list[str] | None = None) -> int:
         roots = {"this": Path(__file__).resolve().parent.parent}
         if args.base is not None:
             roots = {"base": args.base.resolve(), **roots}
-        counts = instructions(args.large, turns=max(2, args.turns), roots=roots)
-        print(json.dumps(counts) if args.json else "\n".join(render_instructions(counts)))
+        counts = instructions(args.large, turns=max(2, args.turns), roots=roots, cache=args.cache)
+        lines = render_instructions(counts)
+        if args.cache:
+            lines += ["", *render_instructions(counts, "L1", "M L1 misses")]
+        print(json.dumps(counts) if args.json else "\n".join(lines))
         return 0
     got = measure(args.large, turns=max(2, args.turns), repeats=max(1, args.repeats))
     print(json.dumps(got, indent=1) if args.json else "\n".join(render(got)))
