@@ -12,6 +12,7 @@ against the straightforward path (``scan_cache = None``), ``timedWorldInfo`` inc
 
     python bench/later_turns.py [--turns 8] [--repeats 5] [--json]
     python bench/later_turns.py --instructions [--base /work/wt/base] [--cache]   # valgrind
+    python bench/later_turns.py --twin [--turns 6] [--repeats 9]
 
 ``--instructions`` counts, under callgrind, the instructions of each turn and of the steady
 scan in one child process per checkout (``--dump-before`` a marker call between scans, so
@@ -19,6 +20,11 @@ set-up is not counted): unlike CPU time, the count does not move with the machin
 ``--cache`` adds callgrind's cache simulation and a second table: the first-level cache
 misses of each scan (instruction reads, data reads and writes), which explain why a later
 turn's CPU time is a larger multiple of the steady scan's than its instruction count is.
+
+``--twin`` runs two sessions over one cache, each turn first in session A and then in
+session B: B's turn has the same text and the same records, and finds every entry object,
+fact, hash and visit list that A's turn made. A's CPU time minus B's is the first-time work
+of the turn (no phase wrappers, nothing read between the turns).
 """
 
 from __future__ import annotations
@@ -231,6 +237,42 @@ def render(got: dict[str, Any]) -> list[str]:
     return lines
 
 
+def twin(path: Path, *, turns: int, repeats: int) -> list[str]:
+    """``--twin``: the CPU ms of each turn in session A and in session B (module doc), and
+    the steady scan, as Markdown; B's results are checked against A's."""
+    case = parse_json(path.read_bytes())
+    variant = scan_turns.timed_variant(case)
+    chat = variant["chat"]
+    steps: list[dict[str, Any]] = [{"type": "normal"}]
+    steps += [{"type": "normal", "append": [chat[-k]]} for k in range(1, turns)]
+    books = session_for(variant).books
+    got: dict[str, list[list[float]]] = {"A": [[] for _ in steps], "B": [[] for _ in steps]}
+    same = True
+    for _ in range(repeats):
+        cache = ScanCache()
+        sessions = {}
+        for name in got:
+            sessions[name] = scan_turns._session(variant, books)
+            sessions[name].scan_cache = cache
+        for i, step in enumerate(steps):
+            results = []
+            for name, session in sessions.items():
+                start = time.process_time()
+                result = scan_turns._step(session, step)
+                got[name][i].append(time.process_time() - start)
+                results.append(canonical(observed(session, result)))
+            same = same and results[0] == results[1]
+    steady = scan_turns.warm(case, repeats=repeats)["steady"]["cpu_ms"]
+    lines = [f"{machine()}; steady {steady} ms CPU; B's results equal A's: {same}"]
+    lines += ["| turn | A (ms) | B (ms) | A - B | A, x steady | B, x steady |", "| --- " * 6 + "|"]
+    for i in range(len(steps)):
+        a, b = (statistics.median(got[n][i]) * 1000 for n in got)
+        lines.append(
+            f"| {i + 1} | {a:.2f} | {b:.2f} | {a - b:.2f} | {a / steady:.1f}x | {b / steady:.1f}x |"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--large", type=Path, default=Path("golden/st-perf/large.json"))
@@ -240,10 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instructions", action="store_true", help="count, under valgrind")
     parser.add_argument("--base", type=Path, help="with --instructions: also this checkout")
     parser.add_argument("--cache", action="store_true", help="with --instructions: L1 misses")
+    parser.add_argument("--twin", action="store_true", help="each turn in two sessions")
     parser.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.marked:
         print(json.dumps(_marked(args.large, turns=max(2, args.turns))))
+        return 0
+    if args.twin:
+        print("\n".join(twin(args.large, turns=max(2, args.turns), repeats=max(1, args.repeats))))
         return 0
     if args.instructions:
         roots = {"this": Path(__file__).resolve().parent.parent}
