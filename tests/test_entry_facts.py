@@ -159,8 +159,8 @@ CLASS_VALUE: st.SearchStrategy[Any] = st.sampled_from(
 CLASS_ROW = st.fixed_dictionaries(
     {f: CLASS_VALUE for f in CLASS_FIELDS},
     optional={
-        "content": st.sampled_from(["a", "", "{{user}} b", "c\nd", "<USER>", 0, None]),
-        "order": st.sampled_from([100, 10, -3, 100.5, True, "5", None]),
+        "content": st.sampled_from(["a", "", "{{user}} b", "c\nd", "<USER>", "é😀", 0, None]),
+        "order": st.sampled_from([100, 10, -3, 100.5, True, "5", "1_0", None]),
     },
 )
 

@@ -128,21 +128,20 @@ a batch of entries of many classes costs a pass per class."""
 
 def facts_like(entry: RawEntry, alike: Facts) -> Facts:
     """``facts_of(entry)`` for an entry whose ``CLASS_FIELDS`` are those of the entry whose
-    facts are ``alike``: only its ``content`` and ``order`` are read."""
-    plain = _plain_content(entry)
-    return tuple.__new__(  # as ``facts_of``'s ``Facts(...)``, without its Python ``__new__``
-        Facts,
-        (
-            alike[0],
-            alike[1],
-            plain,
-            0 if plain is None else _js.utf16_len(plain) + 1,
-            alike[4],
-            alike[5],
-            _js.to_number(entry.get("order", UNDEFINED)),
-            *alike[7:],
-        ),
-    )
+    facts are ``alike``: only its ``content`` and ``order`` are read. The usual values take
+    one step: an ASCII string's UTF-16 length is its ``len``, ``Number()`` of an ``int`` or
+    ``float`` its ``float``; others take ``_plain_content``, ``utf16_len``, ``to_number``."""
+    content = entry.get("content", UNDEFINED)
+    if type(content) is str:
+        plain = None if may_have_macros(content) else content
+    else:
+        plain = _plain_content(entry)
+    units = 0 if plain is None else (len(plain) if plain.isascii() else _js.utf16_len(plain)) + 1
+    order = entry.get("order", UNDEFINED)
+    number = float(order) if (t := type(order)) is int or t is float else _js.to_number(order)
+    a0, a1, _, _, a4, a5, _, a7, a8, a9, a10, a11 = alike
+    row = (a0, a1, plain, units, a4, a5, number, a7, a8, a9, a10, a11)
+    return tuple.__new__(Facts, row)  # as ``Facts(*row)``, without its Python ``__new__``
 
 
 class FactTable:
@@ -191,8 +190,7 @@ class FactTable:
 
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
-        table = self.sized(entries)
-        got = table[pos]
+        got = (self._facts or self.sized(entries))[pos]
         if got is None:
             got = self._keep(pos, self._derive(entries[pos]))
         return got
@@ -200,7 +198,8 @@ class FactTable:
     def _keep(self, pos: int, facts: Facts) -> Facts:
         """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them."""
         self._facts[pos] = facts
-        if facts.plain_content is not None and not (facts.rolls or facts.ignore_budget):
+        # ``plain_content``, ``rolls``, ``ignore_budget`` by index: a property costs a call
+        if facts[2] is not None and not (facts[1] or facts[0]):
             self.quick[pos] = facts.units
         return facts
 
