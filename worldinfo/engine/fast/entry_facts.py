@@ -10,9 +10,9 @@ lazily, entry by entry, so the first scan pays only for the entries it nominates
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -151,7 +151,7 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_classes", "_codes", "_facts", "fresh", "quick", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "_last", "fresh", "quick", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
@@ -162,9 +162,12 @@ class FactTable:
         self.quick: list[int] = []
         """By position: the ``units`` of an entry whose facts are derived, with a plain
         content, no roll and no ``ignoreBudget`` (the budget phase's short branch), else 0."""
-        self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts]] = {}
+        self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts, _Check | None]]
+        self._classes = {}
         """``id`` of each ``CLASS_FIELDS`` value -> the values and the facts of the first
-        such entry."""
+        such entry, and their ``_check``."""
+        self._last: _Check | None = None
+        """The class ``_derive`` met last, as ``_check`` tests it."""
         self.visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = {}
         """(always-visited positions, ``id`` of each found set) -> the sets and the sorted
         union (the sets are kept alive with it, so their ids stay theirs)."""
@@ -252,10 +255,46 @@ class FactTable:
         its values, no other live object has their ids, so the ids of an entry's values
         (alive in the entry) name that class only when the values are those very objects.
         """
+        last = self._last
+        if last is not None and not self.fresh and type(entry) is dict:  # (``_check``)
+            try:
+                held = last[0](entry)
+            except KeyError:  # the entry lacks a field the class holds
+                held = None
+            if (
+                held is not None
+                and all(map(is_, held, last[2]))
+                and entry.keys().isdisjoint(last[1])
+            ):
+                return facts_like(entry, last[3])
         got = self._classes.get(tuple(map(id, map(entry.get, CLASS_FIELDS, _MISSING))))
         if got is None:
             values = tuple(map(entry.get, CLASS_FIELDS, _MISSING))
             facts = facts_of(entry)
-            self._classes[tuple(map(id, values))] = (values, facts)
+            got = self._classes[tuple(map(id, values))] = (values, facts, _check(values, facts))
+            self._last = got[2]
             return facts
+        self._last = got[2]
         return facts_like(entry, got[1])
+
+
+_Check = tuple[
+    Callable[[RawEntry], tuple[JSONValue, ...]], frozenset[str], tuple[JSONValue, ...], Facts
+]
+"""A class as ``_check`` tests it: the fields it holds (getter), lacks, its values, facts."""
+
+
+def _check(values: tuple[JSONValue, ...], facts: Facts) -> _Check | None:
+    """How a later scan's ``FactTable._derive`` tells that an entry is of the class it met
+    last without the class key's ten ``get`` and ``id`` calls and lookup (about half the
+    instructions): the fields the class holds, read at once (``itemgetter``: a
+    ``KeyError`` if one is missing; a plain ``dict`` has no ``__missing__``), are those very
+    objects, and the fields it lacks (``UNDEFINED``) are not in the entry. A first scan
+    does not try it (its classes interleave; ``derive`` batches them). ``None``: a class
+    holding fewer than two fields (``itemgetter`` of one returns no tuple)."""
+    held = [(f, v) for f, v in zip(CLASS_FIELDS, values, strict=True) if v is not UNDEFINED]
+    if len(held) < 2:
+        return None
+    lacks = frozenset(f for f, v in zip(CLASS_FIELDS, values, strict=True) if v is UNDEFINED)
+    fields = [f for f, _ in held]
+    return itemgetter(*fields), lacks, tuple(v for _, v in held), facts
