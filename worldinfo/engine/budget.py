@@ -103,7 +103,9 @@ def probability_and_budget(
         facts = None
         if pos is not None:
             assert table is not None and facts_of is not None
-            facts = table[pos] or facts_of.at(fast.plan.entries, pos)  # type: ignore[union-attr]
+            # the plan's object, built, read from ``built`` (``LazyEntries`` takes a call)
+            got = built if built[pos] is not None else fast.plan.entries  # type: ignore[union-attr]
+            facts = table[pos] or facts_of.at(got, pos)  # type: ignore[arg-type]
             ignore, rolls = facts.ignore_budget, facts.rolls
         else:
             ignore, rolls = _own_fields(entry)

@@ -194,14 +194,15 @@ class FactTable:
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
         got = (self._facts or self.sized(entries))[pos]
-        if got is None:
-            got = self._keep(pos, self._derive(entries[pos]))
+        if got is None:  # ``_keep``, inline; by index: a ``Facts`` property costs a call
+            got = self._facts[pos] = self._derive(entries[pos])
+            if got[2] is not None and not (got[1] or got[0]):
+                self.quick[pos] = got[3]
         return got
 
     def _keep(self, pos: int, facts: Facts) -> Facts:
         """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them."""
         self._facts[pos] = facts
-        # ``plain_content``, ``rolls``, ``ignore_budget`` by index: a property costs a call
         if facts[2] is not None and not (facts[1] or facts[0]):
             self.quick[pos] = facts.units
         return facts
@@ -221,8 +222,7 @@ class FactTable:
     def _derive_class(self, entries: Sequence[RawEntry], todo: list[int]) -> list[int]:
         """Derive the facts of ``todo[0]`` as ``at`` does, and those of the entries of
         ``todo`` whose ``CLASS_FIELDS`` hold the very objects of its (one pass over them
-        per field): ``facts_like`` of its class for each. Return the
-        other positions."""
+        per field): ``facts_like`` of its class for each. Return the other positions."""
         table = self.sized(entries)
         self.at(entries, todo[0])
         objs = list(map(entries.__getitem__, todo))
@@ -292,9 +292,8 @@ def _check(values: tuple[JSONValue, ...], facts: Facts) -> _Check | None:
     objects, and the fields it lacks (``UNDEFINED``) are not in the entry. A first scan
     does not try it (its classes interleave; ``derive`` batches them). ``None``: a class
     holding fewer than two fields (``itemgetter`` of one returns no tuple)."""
-    held = [(f, v) for f, v in zip(CLASS_FIELDS, values, strict=True) if v is not UNDEFINED]
-    if len(held) < 2:
+    fields = [f for f, v in zip(CLASS_FIELDS, values, strict=True) if v is not UNDEFINED]
+    if len(fields) < 2:
         return None
-    lacks = frozenset(f for f, v in zip(CLASS_FIELDS, values, strict=True) if v is UNDEFINED)
-    fields = [f for f, _ in held]
-    return itemgetter(*fields), lacks, tuple(v for _, v in held), facts
+    lacks = frozenset(CLASS_FIELDS).difference(fields)
+    return itemgetter(*fields), lacks, tuple(v for v in values if v is not UNDEFINED), facts
