@@ -159,8 +159,8 @@ CLASS_VALUE: st.SearchStrategy[Any] = st.sampled_from(
 CLASS_ROW = st.fixed_dictionaries(
     {f: CLASS_VALUE for f in CLASS_FIELDS},
     optional={
-        "content": st.sampled_from(["a", "", "{{user}} b", "c\nd", "<USER>", 0, None]),
-        "order": st.sampled_from([100, 10, -3, 100.5, True, "5", None]),
+        "content": st.sampled_from(["a", "", "{{user}} b", "c\nd", "<USER>", "é😀", 0, None]),
+        "order": st.sampled_from([100, 10, -3, 100.5, True, "5", "1_0", None]),
     },
 )
 
@@ -234,3 +234,63 @@ def test_a_batch_of_one_class_gets_the_budget_phases_short_branch() -> None:
     want = [FactTable().at(entries, pos) for pos in range(len(entries))]
     assert [table.at(entries, pos) for pos in range(len(entries))] == want
     assert table.quick == [2, 3, 4, 5, 6, 0]
+
+
+_SWAPS: list[tuple[Any, Any]] = [
+    (1, True),
+    (True, 1.0),
+    (1.0, 1),
+    (0, False),
+    (False, -0.0),
+    (100, 100.0),
+    (100.0, 100),
+    ([], []),
+    (None, UNDEFINED),
+]
+"""A class value and one equal to it (``==``) that is not that object (``UNDEFINED``:
+absent)."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.dictionaries(st.sampled_from(CLASS_FIELDS), CLASS_VALUE, max_size=len(CLASS_FIELDS)),
+            st.sampled_from(["own", "same", "drop", "add", "equal"]),
+            st.sampled_from(CLASS_FIELDS),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_later_scans_quick_class_test_gives_each_entry_its_own_facts(
+    rows: list[tuple[dict[str, Any], str, str]],
+) -> None:
+    """In a later scan (``fresh`` off) ``_derive`` first tests an entry against the class it
+    met last (the fields it holds read at once, those it lacks absent): an entry holding the
+    previous one's objects, or all of them but one field dropped, added or swapped for an
+    equal value of another type, gets the facts ``facts_of`` gives it."""
+    entries: list[dict[str, Any]] = []
+    for own, how, field in rows:
+        entry = {**own, "content": "c" * len(own), "order": len(entries)}
+        if how != "own" and entries:
+            entry = {**entries[-1], "content": "d", "order": 1.5}  # the very objects
+            if how == "drop":
+                entry.pop(field, None)
+            elif how == "add" and field not in entry:
+                entry[field] = "x"
+            elif how == "equal" and field in entry:
+                value = entry[field]
+                swap = [b for a, b in _SWAPS if type(a) is type(value) and a == value]
+                if swap and swap[0] is UNDEFINED:
+                    del entry[field]
+                elif swap:
+                    entry[field] = swap[0]
+        entries.append(entry)
+    table = FactTable()
+    table.sized(entries)
+    table.fresh = False  # as after the plan's first scan (``handout``)
+    got = [table.at(entries, pos) for pos in range(len(entries))]
+    want = [facts_of(e) for e in entries]
+    assert [canonical(list(f)) for f in got] == [canonical(list(f)) for f in want]
+    assert [[type(v) for v in f] for f in got] == [[type(v) for v in f] for f in want]

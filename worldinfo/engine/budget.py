@@ -82,8 +82,12 @@ def probability_and_budget(
         if more is not None and i + 1 == len(candidates) and not more(candidates):
             more = None
         pos = scan.index.get(id(entry)) if table is not None else None
-        if pos is not None and table[pos] is None and facts_of.fresh:  # type: ignore[union-attr,index]
-            _derive_rest(scan, candidates, i)  # this one and a few after it, at once
+        if pos is not None and table[pos] is None:  # type: ignore[index]
+            if facts_of.fresh:  # type: ignore[union-attr]
+                _derive_rest(scan, candidates, i)  # this one and a few after it, at once
+            else:  # now, so that the short branch can take it; a candidate at a plan position
+                # was visited, so ``built`` holds the plan's object there (it or its original)
+                facts_of.at(built, pos)  # type: ignore[union-attr,arg-type]
         if (
             quick_ok
             and pos is not None
@@ -140,9 +144,8 @@ def probability_and_budget(
                 continue
         key = entry_key(entry) if pos is None else keys[pos]
         activated[key] = entry
-        if fast is not None:  # written with ``activated``: the same keys in the same order
-            placed[key] = pos
-            placed_facts[key] = facts
+        placed[key] = pos  # with ``activated``: the same keys in the same order (the fast
+        placed_facts[key] = facts  # path's; ``_fast_tables``' own dicts without it)
 
 
 def _ignoring(scan: WorkingState, candidates: list[RawEntry]) -> int:

@@ -10,9 +10,9 @@ lazily, entry by entry, so the first scan pays only for the entries it nominates
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
@@ -128,21 +128,20 @@ a batch of entries of many classes costs a pass per class."""
 
 def facts_like(entry: RawEntry, alike: Facts) -> Facts:
     """``facts_of(entry)`` for an entry whose ``CLASS_FIELDS`` are those of the entry whose
-    facts are ``alike``: only its ``content`` and ``order`` are read."""
-    plain = _plain_content(entry)
-    return tuple.__new__(  # as ``facts_of``'s ``Facts(...)``, without its Python ``__new__``
-        Facts,
-        (
-            alike[0],
-            alike[1],
-            plain,
-            0 if plain is None else _js.utf16_len(plain) + 1,
-            alike[4],
-            alike[5],
-            _js.to_number(entry.get("order", UNDEFINED)),
-            *alike[7:],
-        ),
-    )
+    facts are ``alike``: only its ``content`` and ``order`` are read. The usual values take
+    one step: an ASCII string's UTF-16 length is its ``len``, ``Number()`` of an ``int`` or
+    ``float`` its ``float``; others take ``_plain_content``, ``utf16_len``, ``to_number``."""
+    content = entry.get("content", UNDEFINED)
+    if type(content) is str:
+        plain = None if may_have_macros(content) else content
+    else:
+        plain = _plain_content(entry)
+    units = 0 if plain is None else (len(plain) if plain.isascii() else _js.utf16_len(plain)) + 1
+    order = entry.get("order", UNDEFINED)
+    number = float(order) if (t := type(order)) is int or t is float else _js.to_number(order)
+    a0, a1, _, _, a4, a5, _, a7, a8, a9, a10, a11 = alike
+    row = (a0, a1, plain, units, a4, a5, number, a7, a8, a9, a10, a11)
+    return tuple.__new__(Facts, row)  # as ``Facts(*row)``, without its Python ``__new__``
 
 
 class FactTable:
@@ -152,7 +151,7 @@ class FactTable:
 
     A cache, not a value: no equality or repr of its contents."""
 
-    __slots__ = ("_classes", "_codes", "_facts", "fresh", "quick", "recent", "visits")
+    __slots__ = ("_classes", "_codes", "_facts", "_last", "fresh", "quick", "recent", "visits")
 
     def __init__(self) -> None:
         self._facts: list[Facts | None] = []
@@ -163,9 +162,12 @@ class FactTable:
         self.quick: list[int] = []
         """By position: the ``units`` of an entry whose facts are derived, with a plain
         content, no roll and no ``ignoreBudget`` (the budget phase's short branch), else 0."""
-        self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts]] = {}
+        self._classes: dict[tuple[int, ...], tuple[tuple[JSONValue, ...], Facts, _Check | None]]
+        self._classes = {}
         """``id`` of each ``CLASS_FIELDS`` value -> the values and the facts of the first
-        such entry."""
+        such entry, and their ``_check``."""
+        self._last: _Check | None = None
+        """The class ``_derive`` met last, as ``_check`` tests it."""
         self.visits: dict[tuple[tuple[int, ...], tuple[int, ...]], Visit] = {}
         """(always-visited positions, ``id`` of each found set) -> the sets and the sorted
         union (the sets are kept alive with it, so their ids stay theirs)."""
@@ -191,16 +193,17 @@ class FactTable:
 
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
-        table = self.sized(entries)
-        got = table[pos]
-        if got is None:
-            got = self._keep(pos, self._derive(entries[pos]))
+        got = (self._facts or self.sized(entries))[pos]
+        if got is None:  # ``_keep``, inline; by index: a ``Facts`` property costs a call
+            got = self._facts[pos] = self._derive(entries[pos])
+            if got[2] is not None and not (got[1] or got[0]):
+                self.quick[pos] = got[3]
         return got
 
     def _keep(self, pos: int, facts: Facts) -> Facts:
         """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them."""
         self._facts[pos] = facts
-        if facts.plain_content is not None and not (facts.rolls or facts.ignore_budget):
+        if facts[2] is not None and not (facts[1] or facts[0]):
             self.quick[pos] = facts.units
         return facts
 
@@ -219,8 +222,7 @@ class FactTable:
     def _derive_class(self, entries: Sequence[RawEntry], todo: list[int]) -> list[int]:
         """Derive the facts of ``todo[0]`` as ``at`` does, and those of the entries of
         ``todo`` whose ``CLASS_FIELDS`` hold the very objects of its (one pass over them
-        per field): ``facts_like`` of its class for each. Return the
-        other positions."""
+        per field): ``facts_like`` of its class for each. Return the other positions."""
         table = self.sized(entries)
         self.at(entries, todo[0])
         objs = list(map(entries.__getitem__, todo))
@@ -253,10 +255,45 @@ class FactTable:
         its values, no other live object has their ids, so the ids of an entry's values
         (alive in the entry) name that class only when the values are those very objects.
         """
+        last = self._last
+        if last is not None and not self.fresh and type(entry) is dict:  # (``_check``)
+            try:
+                held = last[0](entry)
+            except KeyError:  # the entry lacks a field the class holds
+                held = None
+            if (
+                held is not None
+                and all(map(is_, held, last[2]))
+                and entry.keys().isdisjoint(last[1])
+            ):
+                return facts_like(entry, last[3])
         got = self._classes.get(tuple(map(id, map(entry.get, CLASS_FIELDS, _MISSING))))
         if got is None:
             values = tuple(map(entry.get, CLASS_FIELDS, _MISSING))
             facts = facts_of(entry)
-            self._classes[tuple(map(id, values))] = (values, facts)
+            got = self._classes[tuple(map(id, values))] = (values, facts, _check(values, facts))
+            self._last = got[2]
             return facts
+        self._last = got[2]
         return facts_like(entry, got[1])
+
+
+_Check = tuple[
+    Callable[[RawEntry], tuple[JSONValue, ...]], frozenset[str], tuple[JSONValue, ...], Facts
+]
+"""A class as ``_check`` tests it: the fields it holds (getter), lacks, its values, facts."""
+
+
+def _check(values: tuple[JSONValue, ...], facts: Facts) -> _Check | None:
+    """How a later scan's ``FactTable._derive`` tells that an entry is of the class it met
+    last without the class key's ten ``get`` and ``id`` calls and lookup (about half the
+    instructions): the fields the class holds, read at once (``itemgetter``: a
+    ``KeyError`` if one is missing; a plain ``dict`` has no ``__missing__``), are those very
+    objects, and the fields it lacks (``UNDEFINED``) are not in the entry. A first scan
+    does not try it (its classes interleave; ``derive`` batches them). ``None``: a class
+    holding fewer than two fields (``itemgetter`` of one returns no tuple)."""
+    fields = [f for f, v in zip(CLASS_FIELDS, values, strict=True) if v is not UNDEFINED]
+    if len(fields) < 2:
+        return None
+    lacks = frozenset(CLASS_FIELDS).difference(fields)
+    return itemgetter(*fields), lacks, tuple(v for v in values if v is not UNDEFINED), facts
