@@ -13,10 +13,10 @@ the hits alone, exactly as ``passes._select`` would.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
@@ -187,7 +187,7 @@ class FastScan:
                 memo.clear()
             size = len(plan.keys)
             mask = union_mask([f.counts for f in parts], self._always, size)
-            got = memo[key] = Visit(parts, plan.facts.recent.found.positions(mask), mask)
+            got = memo[key] = Visit(parts, mask, plan.facts.recent.found)
         if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
@@ -200,24 +200,33 @@ class FastScan:
 
     def lacking(self, positions: list[int]) -> list[int]:
         """The positions among ``positions`` whose entry the scan's list lacks (``put``
-        puts them in), in order."""
-        if self.own is None:
+        puts them in), in order (the entries read by one ``itemgetter`` call)."""
+        if self.own is None or not positions:
             return []
         entries = self.own[0]
-        return list(
-            compress(positions, map(is_, map(entries.__getitem__, positions), repeat(None)))
-        )
+        held = itemgetter(*positions)(entries) if len(positions) > 1 else (entries[positions[0]],)
+        if None not in held:  # the usual chunk (entries are dicts: none equals None)
+            return []
+        return list(compress(positions, map(is_, held, repeat(None))))
 
     def codes(self, visit: Visit) -> bytes:
         """How each position of ``visit`` is nominated: ``SIMPLE`` (a ``PLAIN`` entry with
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
-            plan = self.plan
-            table = plan.facts.codes(len(plan.keys))
-            every = partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
-            visit.codes = plan.facts.recent.found.codes(visit.mask, table, every)
+            table, every = self._code_table()
+            visit.codes = self.plan.facts.recent.found.codes(visit.mask, table, every)
         return visit.codes
+
+    def ahead(self, visit: Visit, n: int) -> list[int]:
+        """``visit.head`` grown to ``n`` positions or every one (``Visit.ahead``), their
+        codes in ``visit.head_codes``."""
+        return visit.ahead(n, *self._code_table())
+
+    def _code_table(self) -> tuple[bytearray, Callable[[], bytes]]:
+        plan = self.plan
+        table = plan.facts.codes(len(plan.keys))
+        return table, partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
 
     def _own(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
