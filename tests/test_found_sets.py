@@ -17,7 +17,14 @@ from test_later_turns import turns
 
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import session_for
-from worldinfo.engine.fast.found import Found, FoundSets, count, nomination_codes, union_mask
+from worldinfo.engine.fast.found import (
+    Found,
+    FoundSets,
+    count,
+    listed,
+    nomination_codes,
+    union_mask,
+)
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.recent import MESSAGES_KEEP, RecentTexts, Visit
@@ -106,6 +113,19 @@ def test_window_positions_are_the_set_bytes_of_the_window(got: tuple[set[int], i
     sets = FoundSets()
     assert sets.positions(mask, start, end) == [p for p in range(start, end) if mask[p]]
     assert sets.positions(mask) == sorted(ones)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(TABLES, HITS), min_size=1, max_size=3), st.sets(st.integers(0, SIZE - 1)))
+def test_listed_positions_are_the_positions_of_the_union_mask(
+    configs: list[tuple[dict[int, list[int]], frozenset[int]]], always: set[int]
+) -> None:
+    """A sparse visit takes the positions its hit keys list (``listed``): those of the
+    union's mask, ``always`` among them."""
+    sets = FoundSets()
+    found = [sets.found(cid, t, hits, SIZE, None) for cid, (t, hits) in enumerate(configs)]
+    mask = union_mask([f.counts for f in found], sorted(always), SIZE)
+    assert listed(configs, sorted(always)) == sets.positions(mask)
 
 
 @settings(max_examples=200)

@@ -35,8 +35,9 @@ KEEP = 4
 """Recent found counts kept per configuration (a scan's passes, the last turn's, a swipe's)."""
 _TO_MASK = bytes([0] + [255] * 255)
 """``bytes.translate`` table: a count to a mask byte (0 or 255)."""
-_SPARSE = 16
-"""``positions`` counts the zero runs when fewer than one position in this many is set."""
+SPARSE = 16
+"""``positions`` counts the zero runs when fewer than one position in this many is set
+(``FastScan.visit`` then takes the positions the hit keys list, ``listed``)."""
 _FULL_ONLY = bytes(255 if b == 2 else 0 for b in range(256))
 """``bytes.translate`` table: a code to 255 where it is ``FULL`` (2), else 0."""
 _PLUS = bytes((b + 1) & 255 for b in range(256))
@@ -102,7 +103,7 @@ class FoundSets:
         size = len(mask)
         end = size if end is None else end
         window = mask if start == 0 and end == size else mask[start:end]
-        if (len(window) - window.count(0)) * _SPARSE < len(window):
+        if (len(window) - window.count(0)) * SPARSE < len(window):
             runs = window.translate(_TO_MASK).split(b"\xff")
             del runs[-1]  # the zeros after the last one
             return list(map(add, accumulate(map(len, runs)), itertools_count(start)))
@@ -144,6 +145,16 @@ class FoundSets:
         if len(full) < 2:
             return [p for p in full if mask[p]]
         return list(compress(full, itemgetter(*full)(mask)))
+
+
+def listed(tables: Sequence[tuple[Table, AbstractSet[int]]], always: Sequence[int]) -> list[int]:
+    """The positions the ``tables`` (``Plan.by_needle`` of a configuration, its hits) list
+    under their hits, and ``always``, ascending: what ``positions`` picks from the union's
+    mask, at a cost per listed position instead of per byte (a pass with few hits)."""
+    out = set(always)
+    for table, hits in tables:
+        out.update(chain.from_iterable(map(table.__getitem__, table.keys() & hits)))
+    return sorted(out)
 
 
 def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:

@@ -197,6 +197,13 @@ class Visit:
             got = self._all = self.head if self.upto == size else self._sets.positions(self.mask)
         return got
 
+    def take(self, positions: list[int], table: bytearray, every: Callable[[], bytes]) -> None:
+        """Take ``positions``, every visited one (``found.listed``), as the head."""
+        self._sets.ready(table, every)
+        self.head = self._all = positions
+        self.head_codes = bytearray(self._sets.codes_at(positions, table))
+        self.upto = len(self.mask)
+
     def ahead(self, n: int, table: bytearray, every: Callable[[], bytes]) -> list[int]:
         """``head``, grown until it holds ``n`` positions or every one (the codes with it:
         ``table`` and ``every`` as ``FoundSets.codes`` takes them). Each window of the mask

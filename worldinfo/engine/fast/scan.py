@@ -22,7 +22,7 @@ from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
-from worldinfo.engine.fast.found import Found, nomination_codes, union_mask
+from worldinfo.engine.fast.found import SPARSE, Found, listed, nomination_codes, union_mask
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.recent import Visit
@@ -188,6 +188,9 @@ class FastScan:
             size = len(plan.keys)
             mask = union_mask([f.counts for f in parts], self._always, size)
             got = memo[key] = Visit(parts, mask, plan.facts.recent.found)
+            if got.count * SPARSE < size:  # few: the positions their hit keys list
+                hits = [(t, self.hits(cid)) for cid, t in enumerate(plan.by_needle) if t]
+                got.take(listed(hits, self._always), *self._code_table())
         if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
@@ -195,8 +198,7 @@ class FastScan:
 
     def build(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` into the scan's list, if it lacks some."""
-        if self.own is not None:
-            self._own(positions)
+        self._own(positions)
 
     def lacking(self, positions: list[int]) -> list[int]:
         """The positions among ``positions`` whose entry the scan's list lacks (``put``
@@ -230,13 +232,12 @@ class FastScan:
 
     def _own(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
-        self.put(self.lacking(positions))
+        self.put(self.lacking(positions))  # none when the scan has no list of its own
 
     def put(self, missing: list[int]) -> None:
         """Put the entries at ``missing`` (``lacking``) into the scan's list and index."""
-        if not missing:
+        if not missing or self.own is None:
             return
-        assert self.own is not None
         entries, index = self.own
         objs = self.plan.entries.make_all(missing)  # built together
         for pos, obj in zip(missing, objs, strict=True):
