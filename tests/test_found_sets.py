@@ -17,11 +17,18 @@ from test_later_turns import turns
 
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import session_for
-from worldinfo.engine.fast.found import Found, FoundSets, count, nomination_codes, union_mask
+from worldinfo.engine.fast.found import (
+    Found,
+    FoundSets,
+    count,
+    listed,
+    nomination_codes,
+    union_mask,
+)
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import Plan
-from worldinfo.engine.fast.recent import MESSAGES_KEEP, RecentTexts
-from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE
+from worldinfo.engine.fast.recent import MESSAGES_KEEP, RecentTexts, Visit
+from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
 
 SIZE = 40
 KEYS = 12
@@ -89,6 +96,70 @@ def test_visit_positions_are_the_positions_of_any_mask_or_always(masks: list[byt
     mask = union_mask([bytearray(m) for m in masks], always, SIZE)
     want = [p for p in range(SIZE) if p in always or any(m[p] for m in masks)]
     assert FoundSets().positions(mask) == want
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 400).flatmap(lambda n: st.tuples(st.sets(st.integers(0, n - 1)), st.just(n))))
+def test_window_positions_are_the_set_bytes_of_the_window(got: tuple[set[int], int]) -> None:
+    """Any window of a sparse or dense mask: its set positions, from the zero runs or
+    picked, equal those read one by one."""
+    ones, size = got
+    mask = bytearray(size)
+    for p in ones:
+        mask[p] = random.Random(p).randint(1, 255)
+    rng = random.Random(size + len(ones))
+    start = rng.randrange(size)
+    end = rng.randrange(start, size + 1)
+    sets = FoundSets()
+    assert sets.positions(mask, start, end) == [p for p in range(start, end) if mask[p]]
+    assert sets.positions(mask) == sorted(ones)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(TABLES, HITS), min_size=1, max_size=3), st.sets(st.integers(0, SIZE - 1)))
+def test_listed_positions_are_the_positions_of_the_union_mask(
+    configs: list[tuple[dict[int, list[int]], frozenset[int]]], always: set[int]
+) -> None:
+    """A sparse visit takes the positions its hit keys list (``listed``): those of the
+    union's mask, ``always`` among them."""
+    sets = FoundSets()
+    found = [sets.found(cid, t, hits, SIZE, None) for cid, (t, hits) in enumerate(configs)]
+    mask = union_mask([f.counts for f in found], sorted(always), SIZE)
+    assert listed(configs, sorted(always)) == sets.positions(mask)
+
+
+@settings(max_examples=200)
+@given(st.binary(min_size=1, max_size=300), st.lists(st.integers(1, 80), max_size=6))
+def test_visit_head_is_a_prefix_of_the_positions(raw: bytes, wants: list[int]) -> None:
+    """``Visit.ahead`` grows the head to at least the positions asked for (all, when fewer
+    are visited), a prefix of ``positions``, with the codes of its positions; ``full``
+    picks the visited ``FULL`` positions."""
+    mask = bytearray(b if b % 3 else 0 for b in raw)  # a third of the bytes not visited
+    every = bytes(b % 3 for b in reversed(raw))
+    sets = FoundSets()
+    visit = Visit((), mask, sets)
+    table = bytearray(b"\x03" * len(mask))
+    want = [p for p, b in enumerate(mask) if b]
+    n = 0
+    for step in wants:
+        n += step
+        head = visit.ahead(n, table, lambda: every)
+        assert len(head) >= min(n, len(want))
+        assert head == want[: len(head)]
+        assert visit.head_codes == bytes(every[p] for p in head)
+    assert visit.positions == want
+    sets.ready(table, lambda: every)
+    assert sets.full(mask) == [p for p in want if every[p] == FULL]
+
+
+@settings(max_examples=200)
+@given(st.lists(st.booleans(), min_size=1, max_size=60), st.data())
+def test_lacking_lists_the_positions_without_an_object(built: list[bool], data: Any) -> None:
+    fast = FastScan.__new__(FastScan)  # ``lacking`` reads the scan's own list alone
+    entries: list[Any] = [{"uid": i} if b else None for i, b in enumerate(built)]
+    fast.own = (entries, {})
+    positions = sorted(data.draw(st.sets(st.integers(0, len(built) - 1))))
+    assert fast.lacking(positions) == [p for p in positions if entries[p] is None]
 
 
 @pytest.mark.parametrize("density", [0.01, 0.5])  # found one by one, and picked

@@ -107,6 +107,18 @@ def test_overflowing_recursion_pass_leaves_the_rest_unbuilt() -> None:
     assert 0 < sum(e is not None for e in made) < len(made)
 
 
+def test_lazy_candidates_pick_positions_only_as_far_as_the_budget_reads() -> None:
+    """A lazy pass that overflows picks the visited positions from the mask a window at a
+    time (``Visit.ahead``): the rest of the mask is never read, nor the whole list made."""
+    session = session_for(lazy_case(0))
+    cache = session.scan_cache
+    assert cache is not None
+    session.generate("normal")
+    (plan,) = cache._plans.values()
+    visits = plan.facts.visits.values()
+    assert any(0 < v.upto < len(v.mask) and 0 < len(v.head) < v.count for v in visits)
+
+
 def _containers(value: Any) -> list[Any]:
     """Every dict and list inside ``value``, itself included."""
     if isinstance(value, dict):

@@ -20,7 +20,6 @@ to both while the later chunks are nominated.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
 
 from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
 from worldinfo.types import RawEntry
@@ -38,8 +37,6 @@ before any is built. The budget often stops a few candidates into a chunk that r
 past what an earlier scan built: large.json's timed variant built 291 objects in turn 4,
 70 with the cut (turn 4 28.1 -> 24.6 M instructions, ``bench/later_turns.py``). Fewer
 per chunk build less but pay per chunk (8: turn 1 +4.6 M)."""
-_FULL_ONLY = bytes(1 if b == FULL else 0 for b in range(256))
-_PLAIN_ONLY = bytes(1 if b == PLAIN else 0 for b in range(256))
 
 
 def lazy_candidates(
@@ -65,13 +62,16 @@ def lazy_candidates(
     keys = plan.keys
     dynamic = fast.dynamic
     visit = fast.visit(build=False)
-    codes = fast.codes(visit)
-    positions = visit.positions
-    eager = set(compress(positions, codes.translate(_FULL_ONLY)))
+    fast.ahead(visit, 1)  # the codes table filled, for ``full``
+    if visit.eager is None:
+        eager_at = plan.facts.recent.found.full(visit.mask)
+        if plan.regex_positions:
+            table = plan.facts.codes(len(keys))
+            mask = visit.mask
+            eager_at += [p for p in plan.regex_positions if mask[p] and table[p] == PLAIN]
+        visit.eager = eager_at
+    eager = set(visit.eager)
     eager |= dynamic
-    if plan.regex_positions:
-        plain = compress(positions, codes.translate(_PLAIN_ONLY))
-        eager.update(filter(plan.regex_positions.__contains__, plain))
     order = sorted(eager)
     fast.build(order)
     table = plan.facts.codes(len(keys))
@@ -91,7 +91,7 @@ def lazy_candidates(
 
     def more(out: list[RawEntry]) -> bool:
         start, size = cursor
-        while start < len(positions):
+        while start < len(positions := fast.ahead(visit, start + size)):
             end = start + size
             some = positions[start:end]
             missing = fast.lacking(some)
@@ -102,6 +102,7 @@ def lazy_candidates(
                 end = start + some.index(missing[NEW_OBJECTS])
                 some = positions[start:end]
                 del missing[NEW_OBJECTS:]
+            codes = visit.head_codes
             fast.put(missing)
             size = min(LAST_CHUNK, size * 2)
             cursor[0], cursor[1] = end, size

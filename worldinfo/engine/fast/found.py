@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import chain, compress, repeat
-from operator import is_
+from itertools import accumulate, chain, compress, repeat
+from itertools import count as itertools_count
+from operator import add, is_, itemgetter
 
 Hits = frozenset[int] | set[int]
 Table = Mapping[int, Sequence[int]]
@@ -34,8 +35,11 @@ KEEP = 4
 """Recent found counts kept per configuration (a scan's passes, the last turn's, a swipe's)."""
 _TO_MASK = bytes([0] + [255] * 255)
 """``bytes.translate`` table: a count to a mask byte (0 or 255)."""
-_SPARSE = 8
-"""``positions`` finds the set positions one by one when fewer than one in this many is."""
+SPARSE = 16
+"""``positions`` counts the zero runs when fewer than one position in this many is set
+(``FastScan.visit`` then takes the positions the hit keys list, ``listed``)."""
+_FULL_ONLY = bytes(255 if b == 2 else 0 for b in range(256))
+"""``bytes.translate`` table: a code to 255 where it is ``FULL`` (2), else 0."""
 _PLUS = bytes((b + 1) & 255 for b in range(256))
 _MINUS = bytes((b - 1) & 255 for b in range(256))
 
@@ -62,13 +66,15 @@ class FoundSets:
     """Recent ``Found`` per configuration of one plan, the plan's positions as objects (what
     ``positions`` picks from) and its nomination codes (``codes``)."""
 
-    __slots__ = ("_codes", "_pool", "_recent")
+    __slots__ = ("_codes", "_full", "_pool", "_recent")
 
     def __init__(self) -> None:
         self._recent: dict[int, list[Found]] = {}
         self._pool: list[int] = []
         self._codes: int | None = None
         """Each position's nomination code + 1, a byte each, once computed."""
+        self._full: list[int] = []
+        """The positions whose code is ``FULL``, ascending (``full``)."""
 
     def __repr__(self) -> str:
         return f"FoundSets(configurations={len(self._recent)})"
@@ -90,34 +96,65 @@ class FoundSets:
             del recent[0]
         return got
 
-    def positions(self, mask: bytearray) -> list[int]:
-        """The positions where ``mask`` is not zero, ascending: found one by one when they
-        are few (``bytes.find``), else picked from every position (``itertools.compress``)."""
+    def positions(self, mask: bytearray, start: int = 0, end: int | None = None) -> list[int]:
+        """The positions where ``mask[start:end]`` is not zero, ascending: from the lengths of
+        the zero runs between them when they are few (``bytes.split``: a cost per position
+        found), else picked from every position (``itertools.compress``: a cost per byte)."""
         size = len(mask)
-        if (size - mask.count(0)) * _SPARSE < size:
-            ones = mask.translate(_TO_MASK)
-            out: list[int] = []
-            at = ones.find(255)
-            while at >= 0:
-                out.append(at)
-                at = ones.find(255, at + 1)
-            return out
+        end = size if end is None else end
+        window = mask if start == 0 and end == size else mask[start:end]
+        if (len(window) - window.count(0)) * SPARSE < len(window):
+            runs = window.translate(_TO_MASK).split(b"\xff")
+            del runs[-1]  # the zeros after the last one
+            return list(map(add, accumulate(map(len, runs)), itertools_count(start)))
         pool = self._pool
         if len(pool) != size:
             pool = self._pool = list(range(size))
-        return list(compress(pool, mask))
+        return list(compress(pool if window is mask else pool[start:end], window))
 
-    def codes(self, mask: bytearray, table: bytearray, every: Callable[[], bytes]) -> bytes:
-        """``FastScan.codes`` of the positions where ``mask`` is not zero, in order: the
-        plan's codes (``table``: ``FactTable.codes``, filled with ``every()`` the first
-        time) where the mask is, done on whole integers (each code + 1 masked, the zero
-        bytes dropped, 1 taken off each)."""
-        size = len(mask)
+    def ready(self, table: bytearray, every: Callable[[], bytes]) -> None:
+        """Fill ``table`` (``FactTable.codes``) with the plan's codes, ``every()``, the
+        first time."""
         if self._codes is None:
             table[:] = every()
             self._codes = int.from_bytes(table.translate(_PLUS), "little")
+            self._full = self.positions(table.translate(_FULL_ONLY))
+
+    def codes(self, mask: bytearray, table: bytearray, every: Callable[[], bytes]) -> bytes:
+        """``FastScan.codes`` of the positions where ``mask`` is not zero, in order: the
+        plan's codes (``table``, ``ready``) where the mask is, done on whole integers (each
+        code + 1 masked, the zero bytes dropped, 1 taken off each)."""
+        self.ready(table, every)
+        assert self._codes is not None
         keep = int.from_bytes(mask.translate(_TO_MASK), "little")
+        size = len(mask)
         return (keep & self._codes).to_bytes(size, "little").translate(_MINUS, b"\x00")
+
+    @staticmethod
+    def codes_at(positions: list[int], table: bytearray) -> bytes:
+        """The codes at ``positions`` (``table`` ``ready``), read by one ``itemgetter`` call:
+        a cost per position, where ``codes`` costs per byte of the mask."""
+        if len(positions) < 2:
+            return bytes(map(table.__getitem__, positions))
+        return bytes(itemgetter(*positions)(table))
+
+    def full(self, mask: bytearray) -> list[int]:
+        """The positions where ``mask`` is not zero whose code is ``FULL`` (after ``ready``),
+        ascending: read at the plan's ``FULL`` positions alone."""
+        full = self._full
+        if len(full) < 2:
+            return [p for p in full if mask[p]]
+        return list(compress(full, itemgetter(*full)(mask)))
+
+
+def listed(tables: Sequence[tuple[Table, AbstractSet[int]]], always: Sequence[int]) -> list[int]:
+    """The positions the ``tables`` (``Plan.by_needle`` of a configuration, its hits) list
+    under their hits, and ``always``, ascending: what ``positions`` picks from the union's
+    mask, at a cost per listed position instead of per byte (a pass with few hits)."""
+    out = set(always)
+    for table, hits in tables:
+        out.update(chain.from_iterable(map(table.__getitem__, table.keys() & hits)))
+    return sorted(out)
 
 
 def count(table: Table, hits: Hits, size: int, bases: Sequence[Found]) -> Found:

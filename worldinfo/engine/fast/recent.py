@@ -141,21 +141,83 @@ class Visit:
     """What ``FastScan.visit`` derived from one combination of found positions: their
     union, and facts about those positions for the nomination loop.
 
+    The positions are picked from the mask as they are read: ``positions`` all of them,
+    ``ahead`` only the first ones (the lazy candidates of a pass stop where the budget
+    overflows, often a third of the way into a later turn's 2,400 visited positions), a
+    window of the mask at a time, kept for the next reader of the same visit.
+
     Args:
         parts: the found positions of each configuration (kept alive with the result: it
             is looked up by their ids).
-        positions: the union, ascending.
-        mask: the union, a byte per position of the plan (not zero: in ``positions``).
+        mask: the union, a byte per position of the plan (not zero: visited).
+        sets: what picks positions and codes from the mask (the plan's ``FoundSets``).
     """
 
-    __slots__ = ("built", "codes", "mask", "parts", "positions")
+    __slots__ = (
+        "_all",
+        "_sets",
+        "built",
+        "codes",
+        "count",
+        "eager",
+        "head",
+        "head_codes",
+        "mask",
+        "parts",
+        "upto",
+    )
 
-    def __init__(self, parts: tuple[Found, ...], positions: list[int], mask: bytearray) -> None:
+    def __init__(self, parts: tuple[Found, ...], mask: bytearray, sets: FoundSets) -> None:
         self.parts = parts
-        self.positions = positions
         self.mask = mask
+        self._sets = sets
+        self._all: list[int] | None = None
+        self.count = len(mask) - mask.count(0)
+        """How many positions are visited."""
+        self.head: list[int] = []
+        """The first visited positions, ascending: those in ``mask[:upto]``."""
+        self.head_codes = bytearray()
+        """Their codes (``FastScan.codes``), in the same order."""
+        self.upto = 0
         self.codes: bytes | None = None
         """Per position, how ``passes._nominate_fast`` decides it (set by its first use)."""
+        self.eager: list[int] | None = None
+        """The visited ``FULL`` positions and the ``PLAIN`` ones with regex keys (set by
+        ``candidates.lazy_candidates``)."""
         self.built = False
         """Every position's entry object is built (``LazyEntries``): a scan that starts
         after this was found has them all in its list (objects, once built, stay)."""
+
+    @property
+    def positions(self) -> list[int]:
+        """Every visited position, ascending."""
+        got = self._all
+        if got is None:
+            size = len(self.mask)
+            got = self._all = self.head if self.upto == size else self._sets.positions(self.mask)
+        return got
+
+    def take(self, positions: list[int], table: bytearray, every: Callable[[], bytes]) -> None:
+        """Take ``positions``, every visited one (``found.listed``), as the head."""
+        self._sets.ready(table, every)
+        self.head = self._all = positions
+        self.head_codes = bytearray(self._sets.codes_at(positions, table))
+        self.upto = len(self.mask)
+
+    def ahead(self, n: int, table: bytearray, every: Callable[[], bytes]) -> list[int]:
+        """``head``, grown until it holds ``n`` positions or every one (the codes with it:
+        ``table`` and ``every`` as ``FoundSets.codes`` takes them). Each window of the mask
+        is sized for the positions still wanted at the mask's density, a quarter more."""
+        mask, head, sets = self.mask, self.head, self._sets
+        size = len(mask)
+        if len(head) >= n or self.upto == size:
+            return head
+        sets.ready(table, every)
+        while len(head) < n and self.upto < size and self.count:
+            start = self.upto
+            end = min(size, start + (n - len(head)) * size * 5 // (4 * self.count) + 8)
+            new = sets.positions(mask, start, end)
+            head += new
+            self.head_codes += sets.codes_at(new, table)
+            self.upto = end
+        return head

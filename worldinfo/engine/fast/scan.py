@@ -13,16 +13,16 @@ the hits alone, exactly as ``passes._select`` would.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 
 from worldinfo._js import JSONValue
 from worldinfo.engine import entry_rules
 from worldinfo.engine.buffer import MAX_SCAN_DEPTH, ScanBuffer
 from worldinfo.engine.fast.entry_facts import Facts
-from worldinfo.engine.fast.found import Found, nomination_codes, union_mask
+from worldinfo.engine.fast.found import SPARSE, Found, listed, nomination_codes, union_mask
 from worldinfo.engine.fast.matcher import ALWAYS
 from worldinfo.engine.fast.plan import EMPTY, REGEX, UNKNOWN, Plan
 from worldinfo.engine.fast.recent import Visit
@@ -187,7 +187,10 @@ class FastScan:
                 memo.clear()
             size = len(plan.keys)
             mask = union_mask([f.counts for f in parts], self._always, size)
-            got = memo[key] = Visit(parts, plan.facts.recent.found.positions(mask), mask)
+            got = memo[key] = Visit(parts, mask, plan.facts.recent.found)
+            if got.count * SPARSE < size:  # few: the positions their hit keys list
+                hits = [(t, self.hits(cid)) for cid, t in enumerate(plan.by_needle) if t]
+                got.take(listed(hits, self._always), *self._code_table())
         if build and self.own is not None and not got.built:
             self._own(got.positions)
             got.built = True  # in the plan, and in this scan's list
@@ -195,39 +198,46 @@ class FastScan:
 
     def build(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` into the scan's list, if it lacks some."""
-        if self.own is not None:
-            self._own(positions)
+        self._own(positions)
 
     def lacking(self, positions: list[int]) -> list[int]:
         """The positions among ``positions`` whose entry the scan's list lacks (``put``
-        puts them in), in order."""
-        if self.own is None:
+        puts them in), in order (the entries read by one ``itemgetter`` call)."""
+        if self.own is None or not positions:
             return []
         entries = self.own[0]
-        return list(
-            compress(positions, map(is_, map(entries.__getitem__, positions), repeat(None)))
-        )
+        held = itemgetter(*positions)(entries) if len(positions) > 1 else (entries[positions[0]],)
+        if None not in held:  # the usual chunk (entries are dicts: none equals None)
+            return []
+        return list(compress(positions, map(is_, held, repeat(None))))
 
     def codes(self, visit: Visit) -> bytes:
         """How each position of ``visit`` is nominated: ``SIMPLE`` (a ``PLAIN`` entry with
         neither secondary nor regex keys: decided by being visited), ``PLAIN`` (its keys
         decide, ``nominates``) or ``FULL`` (``passes._select``)."""
         if visit.codes is None:
-            plan = self.plan
-            table = plan.facts.codes(len(plan.keys))
-            every = partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
-            visit.codes = plan.facts.recent.found.codes(visit.mask, table, every)
+            table, every = self._code_table()
+            visit.codes = self.plan.facts.recent.found.codes(visit.mask, table, every)
         return visit.codes
+
+    def ahead(self, visit: Visit, n: int) -> list[int]:
+        """``visit.head`` grown to ``n`` positions or every one (``Visit.ahead``), their
+        codes in ``visit.head_codes``."""
+        return visit.ahead(n, *self._code_table())
+
+    def _code_table(self) -> tuple[bytearray, Callable[[], bytes]]:
+        plan = self.plan
+        table = plan.facts.codes(len(plan.keys))
+        return table, partial(nomination_codes, plan.plain, plan.secondary, plan.regex_positions)
 
     def _own(self, positions: list[int]) -> None:
         """Put the entries at ``positions`` the scan's list lacks into it (and its index)."""
-        self.put(self.lacking(positions))
+        self.put(self.lacking(positions))  # none when the scan has no list of its own
 
     def put(self, missing: list[int]) -> None:
         """Put the entries at ``missing`` (``lacking``) into the scan's list and index."""
-        if not missing:
+        if not missing or self.own is None:
             return
-        assert self.own is not None
         entries, index = self.own
         objs = self.plan.entries.make_all(missing)  # built together
         for pos, obj in zip(missing, objs, strict=True):
