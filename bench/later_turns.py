@@ -86,13 +86,20 @@ def _wrap(spent: Spent) -> None:
         setattr(owner, name, timed)
 
 
-def measure(path: Path, *, turns: int, repeats: int) -> dict[str, Any]:
-    """Median CPU ms of each turn and of each phase per turn, and the steady scan."""
+def _turns(path: Path, turns: int) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """The case at ``path``, its timed variant and ``turns`` steps of it: the chat first,
+    then one more message each (the chat's last, then the one before it, ...)."""
     case = parse_json(path.read_bytes())
     variant = scan_turns.timed_variant(case)
     chat = variant["chat"]
     steps: list[dict[str, Any]] = [{"type": "normal"}]
     steps += [{"type": "normal", "append": [chat[-k]]} for k in range(1, turns)]
+    return case, variant, steps
+
+
+def measure(path: Path, *, turns: int, repeats: int) -> dict[str, Any]:
+    """Median CPU ms of each turn and of each phase per turn, and the steady scan."""
+    case, variant, steps = _turns(path, turns)
     books = session_for(variant).books
     reference = scan_turns._session(variant, books)
     reference.scan_cache = None
@@ -240,11 +247,7 @@ def render(got: dict[str, Any]) -> list[str]:
 def twin(path: Path, *, turns: int, repeats: int) -> list[str]:
     """``--twin``: the CPU ms of each turn in session A and in session B (module doc), and
     the steady scan, as Markdown; B's results are checked against A's."""
-    case = parse_json(path.read_bytes())
-    variant = scan_turns.timed_variant(case)
-    chat = variant["chat"]
-    steps: list[dict[str, Any]] = [{"type": "normal"}]
-    steps += [{"type": "normal", "append": [chat[-k]]} for k in range(1, turns)]
+    case, variant, steps = _turns(path, turns)
     books = session_for(variant).books
     got: dict[str, list[list[float]]] = {"A": [[] for _ in steps], "B": [[] for _ in steps]}
     same = True
