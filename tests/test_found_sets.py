@@ -18,6 +18,9 @@ from test_later_turns import turns
 from worldinfo.conformance import generate as gen
 from worldinfo.conformance.st import session_for
 from worldinfo.engine.fast.found import (
+    FULL,
+    PLAIN,
+    SIMPLE,
     Found,
     FoundSets,
     count,
@@ -28,7 +31,7 @@ from worldinfo.engine.fast.found import (
 from worldinfo.engine.fast.matcher import KeyIndex
 from worldinfo.engine.fast.plan import Plan
 from worldinfo.engine.fast.recent import MESSAGES_KEEP, RecentTexts, Visit
-from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
+from worldinfo.engine.fast.scan import FastScan
 
 SIZE = 40
 KEYS = 12

@@ -65,6 +65,8 @@ def coalesce(v: JSONValue, default: JSONValue) -> JSONValue:
 
 def to_number(v: JSONValue) -> float:
     """JavaScript ``ToNumber`` of a JSON value."""
+    if type(v) is int or type(v) is float:  # the usual value first (``bool`` is not ``int``)
+        return float(v)
     if v is True:
         return 1.0
     if v is False or v is None:
@@ -98,9 +100,7 @@ def loose_eq_true(v: JSONValue) -> bool:
         return True
     if v is None or v is UNDEFINED or v is False:
         return False
-    if isinstance(v, (int, float, str, list)):
-        return to_number(v) == 1.0
-    return False
+    return isinstance(v, (int, float, str, list)) and to_number(v) == 1.0
 
 
 def strict_eq(a: JSONValue, b: JSONValue) -> bool:

@@ -9,7 +9,8 @@ from worldinfo.engine import entry_rules
 from worldinfo.engine.budget import probability_and_budget
 from worldinfo.engine.buffer import MATCHER
 from worldinfo.engine.fast.candidates import More, Nominate, lazy_candidates, lazy_ok
-from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan, hash_positions
+from worldinfo.engine.fast.found import FULL, PLAIN, SIMPLE
+from worldinfo.engine.fast.scan import FastScan, hash_positions
 from worldinfo.engine.groups import filter_groups
 from worldinfo.engine.keys import Probe, keys_match, raw_key_test
 from worldinfo.engine.state import WorkingState
@@ -101,8 +102,7 @@ def _nominate_all(scan: WorkingState, nominated: list[RawEntry], why: dict[int, 
 
 
 def _nominate_lazy(scan: WorkingState, fast: FastScan) -> tuple[list[RawEntry], More]:
-    """``_nominate_fast``'s candidates, sticky ones first, nominated as the budget phase
-    reads them (``fast.candidates``)."""
+    """``_nominate_fast``'s candidates, sticky first, nominated as the budget reads them."""
     full, keyed = _choosers(scan, fast)
     return lazy_candidates(
         fast, scan.entries, full=full, keyed=keyed, activated=scan.activated, failed=scan.failed

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from worldinfo.engine.fast.scan import FULL, PLAIN, SIMPLE, FastScan
+from worldinfo.engine.fast.found import FULL, PLAIN, SIMPLE
+from worldinfo.engine.fast.scan import FastScan
 from worldinfo.types import RawEntry
 
 Nominate = Callable[[int], RawEntry | None]

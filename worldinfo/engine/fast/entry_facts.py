@@ -16,6 +16,7 @@ from operator import is_, itemgetter
 
 from worldinfo import _js
 from worldinfo._js import UNDEFINED, JSONValue
+from worldinfo.engine.fast.found import UNSEEN
 from worldinfo.engine.fast.recent import RecentTexts, Visit
 from worldinfo.engine.timed_effects import TYPES, may_record
 from worldinfo.macros.names import may_have_macros
@@ -128,17 +129,10 @@ a batch of entries of many classes costs a pass per class."""
 
 def facts_like(entry: RawEntry, alike: Facts) -> Facts:
     """``facts_of(entry)`` for an entry whose ``CLASS_FIELDS`` are those of the entry whose
-    facts are ``alike``: only its ``content`` and ``order`` are read. The usual values take
-    one step: an ASCII string's UTF-16 length is its ``len``, ``Number()`` of an ``int`` or
-    ``float`` its ``float``; others take ``_plain_content``, ``utf16_len``, ``to_number``."""
-    content = entry.get("content", UNDEFINED)
-    if type(content) is str:
-        plain = None if may_have_macros(content) else content
-    else:
-        plain = _plain_content(entry)
-    units = 0 if plain is None else (len(plain) if plain.isascii() else _js.utf16_len(plain)) + 1
-    order = entry.get("order", UNDEFINED)
-    number = float(order) if (t := type(order)) is int or t is float else _js.to_number(order)
+    facts are ``alike``: only its ``content`` and ``order`` are read."""
+    plain = _plain_content(entry)
+    units = 0 if plain is None else _js.utf16_len(plain) + 1
+    number = _js.to_number(entry.get("order", UNDEFINED))
     a0, a1, _, _, a4, a5, _, a7, a8, a9, a10, a11 = alike
     row = (a0, a1, plain, units, a4, a5, number, a7, a8, a9, a10, a11)
     return tuple.__new__(Facts, row)  # as ``Facts(*row)``, without its Python ``__new__``
@@ -176,9 +170,9 @@ class FactTable:
         """Key ids per text, unions of id sets and joined recursion texts of recent scans."""
 
     def codes(self, size: int) -> bytearray:
-        """How ``FastScan.codes`` nominates each position (``scan.UNSEEN``, 3, until known)."""
+        """How ``FastScan.codes`` nominates each position (``found.UNSEEN`` until known)."""
         if len(self._codes) != size:
-            self._codes = bytearray(b"\x03" * size)
+            self._codes = bytearray([UNSEEN]) * size
         return self._codes
 
     def sized(self, entries: Sequence[RawEntry]) -> list[Facts | None]:
@@ -194,17 +188,14 @@ class FactTable:
     def at(self, entries: Sequence[RawEntry], pos: int) -> Facts:
         """The facts of ``entries[pos]`` (``entries``: the plan's own entry objects)."""
         got = (self._facts or self.sized(entries))[pos]
-        if got is None:  # ``_keep``, inline; by index: a ``Facts`` property costs a call
-            got = self._facts[pos] = self._derive(entries[pos])
-            if got[2] is not None and not (got[1] or got[0]):
-                self.quick[pos] = got[3]
-        return got
+        return self._keep(pos, self._derive(entries[pos])) if got is None else got
 
     def _keep(self, pos: int, facts: Facts) -> Facts:
-        """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them."""
+        """Store the derived ``facts`` of ``pos`` (and its ``quick`` units); return them.
+        (By index: a ``Facts`` property costs a call.)"""
         self._facts[pos] = facts
         if facts[2] is not None and not (facts[1] or facts[0]):
-            self.quick[pos] = facts.units
+            self.quick[pos] = facts[3]
         return facts
 
     def derive(self, entries: Sequence[RawEntry], positions: Sequence[int]) -> None:

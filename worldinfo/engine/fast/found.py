@@ -31,6 +31,9 @@ from operator import add, is_, itemgetter
 
 Hits = frozenset[int] | set[int]
 Table = Mapping[int, Sequence[int]]
+SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
+"""``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet);
+``nomination_codes`` computes them."""
 KEEP = 4
 """Recent found counts kept per configuration (a scan's passes, the last turn's, a swipe's)."""
 _TO_MASK = bytes([0] + [255] * 255)
@@ -38,8 +41,8 @@ _TO_MASK = bytes([0] + [255] * 255)
 SPARSE = 16
 """``positions`` counts the zero runs when fewer than one position in this many is set
 (``FastScan.visit`` then takes the positions the hit keys list, ``listed``)."""
-_FULL_ONLY = bytes(255 if b == 2 else 0 for b in range(256))
-"""``bytes.translate`` table: a code to 255 where it is ``FULL`` (2), else 0."""
+_FULL_ONLY = bytes(255 if b == FULL else 0 for b in range(256))
+"""``bytes.translate`` table: a code to 255 where it is ``FULL``, else 0."""
 _PLUS = bytes((b + 1) & 255 for b in range(256))
 _MINUS = bytes((b - 1) & 255 for b in range(256))
 

@@ -32,8 +32,6 @@ from worldinfo.types import RawEntry, ScanState
 _ONLY_ALWAYS = frozenset({ALWAYS})
 _PREFIX_KEEP = 8
 _VISITS_KEEP = 16
-SIMPLE, PLAIN, FULL, UNSEEN = 0, 1, 2, 3
-"""``FastScan.codes``: how a visited position is nominated (``UNSEEN``: not known yet)."""
 
 
 class FastScan:
