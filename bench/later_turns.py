@@ -246,13 +246,14 @@ def render(got: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _steady_scan(case: Any, books: Any, cache: ScanCache, step: dict[str, Any]) -> float:
-    """CPU seconds of the case's first step in a new session over the warm ``cache``."""
+def _steady_scan(
+    case: Any, books: Any, cache: ScanCache, step: dict[str, Any], out: list[tuple[float, float]]
+) -> None:
+    """The case's first step in a new session over the warm ``cache``, timed into ``out``
+    (as ``scan_turns.warm`` times its steady scans)."""
     session = scan_turns._session(case, books)
     session.scan_cache = cache
-    start = time.process_time()
-    scan_turns._step(session, step)
-    return time.process_time() - start
+    scan_turns._timed(lambda: scan_turns._step(session, step), out)
 
 
 def twin(path: Path, *, turns: int, repeats: int) -> list[str]:
@@ -264,9 +265,9 @@ def twin(path: Path, *, turns: int, repeats: int) -> list[str]:
     plain_books, first = session_for(case).books, case["steps"][0]
     plain = ScanCache()
     for _ in range(2):  # the steady scan's cache, warm
-        _steady_scan(case, plain_books, plain, first)
+        _steady_scan(case, plain_books, plain, first, [])
     got: dict[str, list[list[float]]] = {"A": [[] for _ in steps], "B": [[] for _ in steps]}
-    steadies: list[float] = []
+    steadies: list[tuple[float, float]] = []
     same = True
     for _ in range(repeats):
         cache = ScanCache()
@@ -282,8 +283,8 @@ def twin(path: Path, *, turns: int, repeats: int) -> list[str]:
                 got[name][i].append(time.process_time() - start)
                 results.append(canonical(observed(session, result)))
             same = same and results[0] == results[1]
-            steadies.append(_steady_scan(case, plain_books, plain, first))
-    steady = round(statistics.median(steadies) * 1000, 3)
+            _steady_scan(case, plain_books, plain, first, steadies)
+    steady = scan_turns._median(steadies)["cpu_ms"]
     lines = [
         f"{machine()}; steady {steady} ms CPU (a steady scan after each turn, median); "
         + f"B's results equal A's: {same}"
